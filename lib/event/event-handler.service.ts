@@ -129,6 +129,14 @@ function checkConditions(section: string, conditions: HandlerCondition[]): Handl
         `${at(`condition[${i}].value`)} must be a decimal number (such as 12 or -1.5) for operator ${c.operator}`,
       );
     }
+    // A numeric field (its definition takes < and >) compared by = or != with text that is no number: = could
+    // never hold and != always would, whatever the record says. '' stays "no value" (event-condition.ts).
+    if (definition.operator.includes('<') && c.value.trim() !== '' && !decimalValue.test(c.value.trim())) {
+      throw invalidField(
+        at(`condition[${i}].value`),
+        `${at(`condition[${i}].value`)} must be a decimal number (such as 12 or -1.5) or '' (no value): ${c.field} is a number`,
+      );
+    }
     return { field: c.field, operator: c.operator, value: c.value };
   });
 }

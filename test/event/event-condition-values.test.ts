@@ -125,4 +125,40 @@ describe('event conditions on empty values (events worker)', function () {
     const [{ count }] = (await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
     expect(Number(count)).to.equal(4);
   });
+
+  it('when = or != on a numeric field (one that takes < and >) is given a value that is no number, then 400 names the value; a decimal or the empty value is taken', async () => {
+    const seller = await newSeller();
+    const base = {
+      type: { id: 'created' },
+      section: 'order',
+      action: { id: 'notification', required: { url: `${setting.receiver.base}/x`, format: 'post', target_name: 'erp' } },
+    };
+    const post = (operator: string, value: unknown) =>
+      call('admin/event/handler/', { token: seller.token, body: { event_handler: { ...base, condition: [{ field: 'invoice_amount', operator, value }] } } });
+    for (const operator of ['=', '!=']) {
+      // Before, each was stored: = never held and != always did, whatever the order's amount.
+      for (const value of ['lots', '12 EUR', '12,50', '0x10']) {
+        const res = await post(operator, value);
+        expect(res.status, `${operator} ${JSON.stringify(value)}: ${res.text}`).to.equal(400);
+        expect(res.body.error![0]!.field, res.text).to.equal('event_handler.condition[0].value');
+      }
+    }
+    for (const [operator, value] of [
+      ['=', '12.50'],
+      ['!=', 0],
+      ['=', ''],
+      ['!=', ''],
+    ] as const) {
+      const res = await post(operator, value);
+      expect(res.status, `${operator} ${JSON.stringify(value)}: ${res.text}`).to.equal(201);
+    }
+    // A text field keeps any text.
+    const text = await call('admin/event/handler/', {
+      token: seller.token,
+      body: { event_handler: { ...base, condition: [{ field: 'platform', operator: '!=', value: 'auction_a' }] } },
+    });
+    expect(text.status, text.text).to.equal(201);
+    const [{ count }] = (await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
+    expect(Number(count)).to.equal(5);
+  });
 });
