@@ -81,7 +81,23 @@ function checkFormat(field: string, value: string, format: RequiredFormat): void
   if (format.format === 'url' && isForbiddenHostLiteral(new URL(value))) {
     throw invalidField(field, `${field} must point at a public (global unicast) address, not localhost or a loopback, private or special-use one`);
   }
+  // The mask eventHandlerToApi answers in place of a password (withoutPassword): a handler read so and
+  // created anew (document 1 has no update) would send *** as the password, and every delivery be refused.
+  if (format.format === 'url' && maskedPassword(new URL(value))) {
+    throw invalidField(
+      field,
+      `${field} has the password *** as this client reads it back; send the receiver's password (or read the handler with the seller's own token)`,
+    );
+  }
 }
+
+const maskedPassword = (url: URL) => {
+  try {
+    return decodeURIComponent(url.password) === '***';
+  } catch {
+    return false;
+  }
+};
 
 /**
  * Checks action.required against the action's list (document 1: every field given; a list field

@@ -56,4 +56,25 @@ describe('webhooks to a receiver behind HTTP Basic authentication (events worker
       expect(text).to.not.contain('s3cr');
     }
   });
+
+  it('when a client posts back a handler read with the password masked (***), then 400 names the url instead of a handler whose deliveries could only be refused', async () => {
+    const seller = await newSeller();
+    const url = setting.receiver.base.replace('http://', `http://${user}:${encodeURIComponent(password)}@`) + `/hook/masked-${seller.id}`;
+    const handler = { type: { id: 'created' }, section: 'order', action: { id: 'notification', required: { url, format: 'post', target_name: 'erp' } } };
+    const made = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+    expect(made.status, made.text).to.equal(201);
+    // Document 1 has no update of a handler: to change one, a client creates it anew from what it read, and deletes the old one.
+    const client = await clientToken(seller, `masked-${seller.id}`, 'all', 'admin_r admin_w');
+    const read = (await call(`admin/event/handler/${made.body.event_handler_id}/`, { token: client })).body.event_handler as Record<string, unknown>;
+    for (const masked of [
+      read,
+      { ...handler, action: { ...handler.action, required: { ...handler.action.required, url: url.replace(encodeURIComponent(password), '%2A%2A%2A') } } },
+    ]) {
+      const again = await call('admin/event/handler/', { token: client, body: { event_handler: { ...masked, condition: [] } } });
+      expect(again.status, again.text).to.equal(400);
+      expect(again.body.error![0]!.field).to.equal('event_handler.action.required.url');
+      expect(again.body.error![0]!.description).to.contain('***');
+    }
+    expect((await call('admin/event/handler/', { token: seller.token })).body.event_handler).to.have.length(1);
+  });
 });
