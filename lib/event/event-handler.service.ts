@@ -153,7 +153,8 @@ function checkConditions(section: string, conditions: HandlerCondition[]): Handl
         `${at(`condition[${i}].value`)} must be a decimal number (such as 12 or -1.5) or '' (no value): ${c.field} is a number`,
       );
     }
-    return { field: c.field, operator: c.operator, value: c.value };
+    // Without the spaces around it (as field and operator): ' market_c ' compared as text never held on market_c.
+    return { field: c.field, operator: c.operator, value: c.value.trim() };
   });
 }
 

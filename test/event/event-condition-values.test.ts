@@ -161,4 +161,28 @@ describe('event conditions on empty values (events worker)', function () {
     const [{ count }] = (await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
     expect(Number(count)).to.equal(5);
   });
+
+  it('when a condition value comes with spaces around it, then it is kept without them and holds on the record as the value does', async () => {
+    const seller = await newSeller();
+    const notify = (name: string, condition: Record<string, unknown>) =>
+      createHandler(seller, {
+        type: { id: 'created' },
+        section: 'order',
+        action: { id: 'notification', required: { url: `${setting.receiver.base}/${name}/${seller.id}`, format: 'post', target_name: name } },
+        condition: [condition],
+      });
+    const platform = await notify('platform', { field: 'platform', operator: '=', value: ' market_c ' });
+    const buyer = await notify('buyer', { field: 'customer.email', operator: '=', value: `buyer-${seller.id}@example.com\n` });
+    const read = (await call(`admin/event/handler/${platform}/`, { token: seller.token })).body.event_handler as { condition: unknown };
+    expect(read.condition).to.deep.equal([{ field: 'platform', operator: '=', value: 'market_c' }]);
+
+    const order = await call('order/', {
+      token: seller.token,
+      body: { order: { platform: 'market_c', customer: { email: `buyer-${seller.id}@example.com` } } },
+    });
+    expect(order.status, order.text).to.equal(201);
+    await createdDispatched(seller, 1);
+    expect(await runsOf(seller, platform)).to.have.length(1);
+    expect(await runsOf(seller, buyer)).to.have.length(1);
+  });
 });
