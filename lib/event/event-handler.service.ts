@@ -1,7 +1,7 @@
 import { config } from '../../config';
 import { OrderScope, grantOf } from '../access';
 import { inTransaction, transaction } from '../db';
-import { invalidField, notFound } from '../errors';
+import { DomainError, invalidField, notFound } from '../errors';
 import { decimalValue } from './event-condition';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
@@ -10,6 +10,7 @@ import { isForbiddenHostLiteral } from './webhook-host';
 import { checkMailRecipient } from './mail-recipient';
 import { newSigningSecret, signingSecretOf } from './signing-secret';
 import { forgetStockTargetsOf } from './stock-event-targets';
+import { resolvePathStockId } from '../stock';
 
 const at = (path: string) => `event_handler.${path}`;
 
@@ -159,6 +160,32 @@ function checkConditions(section: string, conditions: HandlerCondition[]): Handl
 }
 
 /**
+ * A stock condition on stock_id kept as the id it names: document 1 takes {stock_id} as an integer
+ * or a prefixed identifier (ID_, EAN_, SKU_, MPN_, MKTDSKU_) "everywhere a stock_id is accepted",
+ * and the record a condition compares with holds the numeric id, so SKU_cup was stored and never
+ * held. Resolved once, at creation, in the seller's items (decision: as a foreign key, the id named
+ * then; README); a value naming no item of the seller, or not an id form, is a 400 naming it. A bare
+ * integer and '' (no value) are kept as sent.
+ */
+async function stockConditionIds(accountId: number, section: string, conditions: HandlerCondition[]): Promise<HandlerCondition[]> {
+  return Promise.all(
+    conditions.map(async (c, i) => {
+      if (section !== 'stock' || c.field !== 'stock_id' || c.value === '' || /^\d+$/.test(c.value)) return c;
+      const field = at(`condition[${i}].value`);
+      try {
+        return { ...c, value: String(await resolvePathStockId(accountId, c.value)) };
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        throw invalidField(
+          field,
+          `${field} ${c.value} names no stock item of the account (a stock id, or ID_, EAN_, SKU_, MPN_, MKTDSKU_ with its value): ${err.message}`,
+        );
+      }
+    }),
+  );
+}
+
+/**
  * POST admin/event/handler/: checks the definition against the catalog and stores it with the
  * caller's portal-account grant (a bound client's handler acts only on that portal account's
  * records); 400 names what is wrong, also when the account has EVENT_HANDLERS_PER_ACCOUNT already.
@@ -172,7 +199,7 @@ export async function createEventHandler(scope: OrderScope, input: EventHandlerI
   }
   const required = checkRequired(action, input.action.required);
   if (action.action === 'mail') await checkMailRecipient(scope.accountId, section, required.to!, at('action.required.to'));
-  const condition = checkConditions(section, input.condition);
+  const condition = await stockConditionIds(scope.accountId, section, checkConditions(section, input.condition));
   // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
   const id = await transaction(async (trx) => {
     const limit = config().eventHandlersPerAccount;

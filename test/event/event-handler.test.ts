@@ -186,6 +186,35 @@ describe('event handlers (admin/event/handler/)', () => {
     expect((await call('admin/event/handler/', { token: seller.token })).body.event_handler).to.have.length(3);
   });
 
+  it('when a stock condition names the item by a prefixed identifier (SKU_, EAN_ ...), then it is kept as the stock id it names; one naming no item of the seller is a 400', async () => {
+    const seller = await newSeller();
+    const other = await newSeller();
+    const sku = `cup-${seller.id}`;
+    const item = await call('stock/', { token: seller.token, body: { stock: { name: 'cup', sku, quantity: 3 } } });
+    expect(item.status, item.text).to.equal(201);
+    const theirs = await call('stock/', { token: other.token, body: { stock: { name: 'mug', sku: `mug-${other.id}` } } });
+    const stockHandler = (value: unknown) => ({
+      type: { id: 'cia' },
+      section: 'stock',
+      action: { id: 'notification', required: { url: 'https://receiver.example/stock', format: 'post', target_name: 'sync' } },
+      condition: [{ field: 'stock_id', operator: '=', value }],
+    });
+    // Document 1: {stock_id} is an integer or a prefixed alternative identifier, valid everywhere a stock_id is accepted.
+    for (const ref of [`SKU_${sku}`, `ID_${String(item.body.stock_id)}`]) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: stockHandler(ref) } });
+      expect(res.status, res.text).to.equal(201);
+      const read = (await call(`admin/event/handler/${res.body.event_handler_id}/`, { token: seller.token })).body.event_handler as { condition: unknown };
+      expect(read.condition).to.deep.equal([{ field: 'stock_id', operator: '=', value: String(item.body.stock_id) }]);
+    }
+    for (const ref of ['SKU_nothing-here', `SKU_mug-${other.id}`, 'cup']) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: stockHandler(ref) } });
+      expect(res.status, `${ref}: ${res.text}`).to.equal(400);
+      expect(res.body.error![0]!.field).to.equal('event_handler.condition[0].value');
+    }
+    expect(theirs.status).to.equal(201);
+    expect((await call('admin/event/handler/', { token: seller.token })).body.event_handler).to.have.length(2);
+  });
+
   it("when a handler is deleted, then it is gone; another seller's handler answers 404 like an absent one", async () => {
     const seller = await newSeller();
     const other = await newSeller();
