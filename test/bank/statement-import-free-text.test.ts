@@ -57,6 +57,24 @@ describe('bank: free-text field 86 layouts, imported and matched', () => {
     expect((await readOrder(s, byName)).paid_amount).to.equal('49.90');
   });
 
+  // A Windows-1250 MT940 in PLN without ś ź Ś Ź (its only bytes in 0x80-0x9F) has no byte there
+  // either, so it was read as ISO-8859-2: its Ą (0xA5) read as Ľ and ą (0xB9) as š, and a payer
+  // SKLEP WĽCHOCK never paid the order of "Sklep Wąchock" by name and amount (file written for Kontor).
+  it('when an mBank-style statement in PLN is written in Windows-1250 without ś or ź, then its Ą reads as Ą and the payer pays its order by name and amount', async () => {
+    const s = await newSeller();
+    const byName = await plnOrder(s, '49.90', 'Sklep Wąchock');
+    const named = await plnOrder(s, '24.50', 'Joanna Mączka');
+    const statement = await importStatement(s, fixture('mt940-mbank-windows-1250.sta', { ORDER_1: named }));
+    expect(statement).to.include({ format: 'mt940', statements: 1, entries: 2, stored: 2, duplicates: 0 });
+    const rows = await bankTransfers<BankView>(s);
+    expect(rows.map((r) => [r.sender, r.subject, r.amount, r.currency_id, r.order_id])).to.deep.equal([
+      ['SKLEP WĄCHOCK', 'ZAPŁATA ZA TOWAR', '49.90', 'PLN', byName],
+      ['JOANNA MĄCZKA', `ZAMÓWIENIE ${named} Z GÓRĄ DZIĘKUJĘ`, '24.50', 'PLN', named],
+    ]);
+    expect((await readOrder(s, byName)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, named)).paid_amount).to.equal('24.50');
+  });
+
   // Komercijalna banka Skopje (fruitl00p/php-mt940's Kbs files): /ORDP/ (or /BENM/) with the
   // account, then lines of its own, `/name`, `/ref//ref`, `/text`, and no /NAME/ or /REMI/.
   it('when a /TAG/ text has no /REMI/ or /NAME/ but lines of its own after /ORDP/, then its text is the subject and the order it names is paid', async () => {

@@ -266,6 +266,16 @@ describe('bank statement parsing: MT940 framing, fields and character sets', () 
       expect([found[0]!.sender, found[0]!.currency]).to.deep.equal([polish, 'PLN']);
     });
 
+    it('when a PLN file without bytes in 0x80-0x9F holds Windows-1250 ą/Ą and no ISO-8859-2 ą Ą ś Ź, then it is Windows-1250; with any of those, or in CZK, ISO-8859-2', async () => {
+      const read = async (name: string, codePage: string, currency: string) =>
+        (await entries(iconv.encode(text(name).replace(/EUR/g, currency), codePage)))[0]!.sender;
+      expect(await read('MĄCZKA Wąchock Łukasz', 'windows-1250', 'PLN')).to.equal('MĄCZKA Wąchock Łukasz');
+      // ISO-8859-2: š (0xB9) beside ś (0xB6) or ą (0xB1) is š; a Czech š without them too.
+      expect(await read('Šimon Świątek', 'iso-8859-2', 'PLN')).to.equal('Šimon Świątek');
+      expect(await read('Kašpar Wąs', 'iso-8859-2', 'PLN')).to.equal('Kašpar Wąs');
+      expect(await read('Ľubomír Štěpánek', 'iso-8859-2', 'CZK')).to.equal('Ľubomír Štěpánek');
+    });
+
     it('when a file starts with a UTF-8 byte-order mark, then it is UTF-8', async () => {
       const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text('Zoë Ødegård'))]);
       expect((await entries(bytes))[0]!.sender).to.equal('Zoë Ødegård');

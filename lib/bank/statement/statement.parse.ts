@@ -23,8 +23,10 @@
  *   so (ksdev-pl/mbank-mt940-parser's MT940_IPH.txt, whose test expects `SPÓŁKA`, `WIELUŃ`), and
  *   read as ISO-8859-15 every Ł was £, Ś Š, Ą ¡, Ż ¯, Ń Ñ: a payer `ZAK£AD` never paid the order of
  *   `Zakład` by name and amount. The two agree on ASCII, ó, ä, ö, ü, é, á, í, ú, ß, Ä, Ö, Ü, Ó, É;
- *   a Western statement in PLN with other accented letters would be misread (none seen). A Windows-1250
- *   file without ś, ź, Ś, Ź, Š, Ť, Ž (its bytes in 0x80-0x9F) is read so too, its ą (0xB9) as š.
+ *   a Western statement in PLN with other accented letters would be misread (none seen).
+ * - A PLN file among those with Windows-1250's ą/Ą (0xB9/0xA5) and none of ISO-8859-2's ą Ą ś Ś ź Ź
+ *   is Windows-1250 (a Windows-1250 file without ś ź Ś Ź has no byte in 0x80-0x9F; read as
+ *   ISO-8859-2 its ą was š and Ą Ľ, and a payer SKLEP WĽCHOCK never paid by name): windows1250Polish.
  */
 import iconv from 'iconv-lite';
 import { invalidInput } from '../../errors';
@@ -67,11 +69,25 @@ const centralEurope = /:60[FM]:[CD]\d{6}(PLN|CZK|HUF|HRK|RON)/;
 
 function singleByteCodePage(bytes: Buffer): string {
   const central = centralEurope.test(bytes.toString('latin1'));
-  if (!bytes.some((b) => b >= 0x80 && b <= 0x9f)) return central ? 'iso-8859-2' : 'iso-8859-15';
+  if (!bytes.some((b) => b >= 0x80 && b <= 0x9f)) return central ? (windows1250Polish(bytes) ? 'windows-1250' : 'iso-8859-2') : 'iso-8859-15';
   const dos = central ? ['cp852'] : ['cp850', 'cp437'];
   const candidates = [...dos, 'windows-1252'];
   const scores = candidates.map((cp) => plausibility(bytes, iconv.decode(bytes, cp)));
   return candidates[scores.indexOf(Math.max(...scores))]!;
+}
+
+/**
+ * A PLN file without a byte in 0x80-0x9F in Windows-1250 rather than ISO-8859-2 (decision, the two
+ * differ there in Polish letters only by these bytes): it holds Windows-1250's ą or Ą (0xB9, 0xA5;
+ * ISO-8859-2's š, Ľ, rare in Polish text) and none of ISO-8859-2's ą Ą ś Ś ź Ź (0xB1 0xA1 0xB6 0xA6
+ * 0xBC 0xAC; Windows-1250's ± ˇ ¶ ¦ ľ ¬, none of them in a Polish name or title). Any of the latter
+ * keeps ISO-8859-2, so a Czech or Polish ISO-8859-2 text with an š beside its ś or ą reads as before.
+ * Only for PLN: a CZK/HUF/RON ISO-8859-2 file with š and no ą is common.
+ */
+function windows1250Polish(bytes: Buffer): boolean {
+  if (!/:60[FM]:[CD]\d{6}PLN/.test(bytes.toString('latin1'))) return false;
+  const has = (set: number[]) => bytes.some((b) => set.includes(b));
+  return has([0xb9, 0xa5]) && !has([0xb1, 0xa1, 0xb6, 0xa6, 0xbc, 0xac]);
 }
 
 const letter = /\p{L}/u;
