@@ -266,6 +266,11 @@ export const ciaRepository = {
     await trx('cia_portal_state').where({ account_id: accountId }).whereIn('stock_id', stockIds).delete();
   },
 
+  /** Removes these states of the account (ids of states an adjustment read and locked). */
+  async removeStateIds(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<void> {
+    await trx('cia_portal_state').where({ account_id: accountId }).whereIn('id', ids).delete();
+  },
+
   /** A reconcile offers refused quantities to the portal once more. */
   async forgetRefusals(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
     await trx('cia_portal_state').where({ account_id: accountId }).whereIn('stock_id', stockIds).where('refused_seq', '>', 0).update({ refused_seq: 0 });

@@ -214,6 +214,17 @@ export async function adjustItems(
       const wanted = input ? wantedOf(input, accounts) : own.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 }));
       return { stockId, current: own, wanted };
     });
+    // A target CIA no longer keeps (cia.<portal>.is_active false, or market_d no longer naming
+    // that portal account) is left alone, and its state goes (decision): no push still waiting
+    // sends it a quantity after the seller took it out, and when CIA keeps it again a new state
+    // pushes the quantity then, whatever the channel was set to meanwhile (an unchanged wanted
+    // quantity on the old, acknowledged state pushed nothing: the channel kept a hand-set quantity).
+    const dropped = desired.flatMap((item) =>
+      inputs.has(item.stockId)
+        ? item.current.filter((s) => !item.wanted.some((w) => w.portal === s.portal && w.portalAccountId === s.portal_account_id)).map((s) => s.id)
+        : [],
+    );
+    if (dropped.length > 0) await ciaRepository.removeStateIds(trx, accountId, dropped);
     const rows = await ciaRepository.setDesired(trx, accountId, desired);
     // Follow-ups go through the outbox, in this transaction: Postgres keeps them across a Redis restart.
     const follow = ids.flatMap((stockId) => {
