@@ -33,6 +33,23 @@ export interface Stored {
 }
 
 /**
+ * An entry known here under a key it had when an earlier version of Kontor read its file's
+ * letters otherwise (StatementEntry.earlierKeys) takes that key again, so what follows finds the
+ * booking as stored: a credit a duplicate, a reversal applied or kept once. Decision (lib/bank
+ * README, character sets): the keys are not rewritten in the table, since only the file tells which
+ * reading a stored key came from.
+ */
+export async function takeKeysAsStoredIn(trx: Knex.Transaction, accountId: number, entries: StatementEntry[]): Promise<void> {
+  const earlier = entries.flatMap((e) => e.earlierKeys ?? []);
+  if (!earlier.length) return;
+  const known = await bankRepository.knownStatementKeys(trx, accountId, earlier);
+  for (const e of entries) {
+    const key = e.earlierKeys?.find((k) => known.has(k));
+    if (key) e.reference = key;
+  }
+}
+
+/**
  * Entries not stored yet, each once even within the batch. A statement entry is stored already
  * when its key is, or the key it had before keys named the booking instead of its position
  * (`legacyReference`, statement/entry-key.ts): a file imported before that change is still

@@ -270,6 +270,24 @@ export const bankRepository = {
   },
 
   /**
+   * Which of the keys a statement's booking is known by here: a bank record's (entry_ref,
+   * entry_alias), a reversal's applied (reversed_by) or kept (bank_reversal_pending).
+   */
+  async knownStatementKeys(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<Set<string>> {
+    if (!keys.length) return new Set();
+    const records = await trx('bank')
+      .select('entry_ref', 'entry_alias', 'reversed_by')
+      .where({ account_id: accountId, type: 'bank' })
+      .andWhere((q) =>
+        q.whereRaw('entry_ref = ANY(?::text[])', [keys]).orWhereRaw('entry_alias = ANY(?::text[])', [keys]).orWhereRaw('reversed_by = ANY(?::text[])', [keys]),
+      );
+    const kept = await trx('bank_reversal_pending').select('key').where('account_id', accountId).whereRaw('key = ANY(?::text[])', [keys]);
+    const asked = new Set(keys);
+    const found = [...records.flatMap((r) => [r.entry_ref, r.entry_alias, r.reversed_by]), ...kept.map((r) => r.key)];
+    return new Set(found.filter((key): key is string => key !== null && asked.has(key)));
+  },
+
+  /**
    * Statement credits of the account's bank accounts (IBANs) on the given booking days that no
    * import of a second format has claimed yet (entry_alias null), in the order they were stored:
    * the candidates sameBookingAcrossFormats compares a new entry with (bank-store.service.ts).

@@ -52,6 +52,23 @@ export function occurrenceOf(key: string, seen: Map<string, number>): string {
   return count === 1 ? key : `${key}#${count}`;
 }
 
+/**
+ * Adds to each entry the key the same booking had in another reading of its file's characters
+ * (statement.parse.ts codePagesBefore), where it differs. The readings differ only in letters
+ * above 0x7F, so they find the same bookings in the same order: paired by place, amount and
+ * booking day, and nothing is added when they do not pair so.
+ */
+export function addEarlierKeys(entries: StatementEntry[], before: StatementEntry[]): void {
+  const paired =
+    entries.length === before.length &&
+    entries.every((e, i) => e.amount === before[i]!.amount && e.transferDate.getTime() === before[i]!.transferDate.getTime());
+  if (!paired) return;
+  entries.forEach((e, i) => {
+    const key = before[i]!.reference;
+    if (key && key !== e.reference && !e.earlierKeys?.includes(key)) (e.earlierKeys ??= []).push(key);
+  });
+}
+
 /** The calendar day of a date as Kontor stores a statement's booking day (00:00 UTC). */
 export const bookingDayOf = (date: Date): string => date.toISOString().slice(0, 10);
 

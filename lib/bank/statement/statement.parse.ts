@@ -29,8 +29,9 @@
  *   ISO-8859-2 its ą was š and Ą Ľ, and a payer SKLEP WĽCHOCK never paid by name): windows1250Polish.
  */
 import iconv from 'iconv-lite';
-import { invalidInput } from '../../errors';
+import { DomainError, invalidInput } from '../../errors';
 import { isCamt, isCamtReport, parseCamt } from './camt';
+import { addEarlierKeys } from './entry-key';
 import { isMt940, parseMt940 } from './mt940';
 import type { ParsedStatement } from './statement.type';
 
@@ -66,6 +67,22 @@ function xmlEncoding(bytes: Buffer): string | null {
 }
 
 const centralEurope = /:60[FM]:[CD]\d{6}(PLN|CZK|HUF|HRK|RON)/;
+
+const hasByteOrderMark = (bytes: Buffer) =>
+  (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) || (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+
+/**
+ * The code pages earlier versions of Kontor read this file in, where the rule above now reads it
+ * otherwise: a Central European file without a byte in 0x80-0x9F was ISO-8859-15 before 1732b4e,
+ * and a Polish Windows-1250 one (windows1250Polish) ISO-8859-2 before bb3ac39. An entry without
+ * a bank reference of its own is keyed by its text (entry-key.ts contentDigest), so such a file
+ * imported then and again now gave its entries new keys, and they were stored and paid twice.
+ */
+export function codePagesBefore(bytes: Buffer): string[] {
+  if (hasByteOrderMark(bytes) || xmlEncoding(bytes) !== null || asUtf8(bytes) !== null) return [];
+  if (bytes.some((b) => b >= 0x80 && b <= 0x9f) || !centralEurope.test(bytes.toString('latin1'))) return [];
+  return windows1250Polish(bytes) ? ['iso-8859-2', 'iso-8859-15'] : ['iso-8859-15'];
+}
 
 function singleByteCodePage(bytes: Buffer): string {
   const central = centralEurope.test(bytes.toString('latin1'));
@@ -134,6 +151,25 @@ export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
       );
     return parseCamt(text);
   }
-  if (isMt940(text)) return parseMt940(text);
+  if (isMt940(text)) return withEarlierKeys(parseMt940(text), bytes);
   throw invalidInput('unsupported_statement', 'the file is neither a CAMT.053/.054 statement (XML) nor an MT940 statement (:20: ...)', 'body');
+}
+
+/**
+ * The statement with each entry's keys of the earlier readings of its characters (codePagesBefore,
+ * StatementEntry.earlierKeys). A reading that refused the file stored nothing then: it adds none.
+ */
+function withEarlierKeys(parsed: ParsedStatement, bytes: Buffer): ParsedStatement {
+  for (const codePage of codePagesBefore(bytes)) {
+    let before: ParsedStatement;
+    try {
+      before = parseMt940(iconv.decode(bytes, codePage));
+    } catch (err) {
+      if (err instanceof DomainError) continue;
+      throw err;
+    }
+    addEarlierKeys(parsed.entries, before.entries);
+    addEarlierKeys(parsed.reversals, before.reversals);
+  }
+  return parsed;
 }

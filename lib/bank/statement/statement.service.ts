@@ -7,7 +7,7 @@
 import { grantOf, OrderScope } from '../../access';
 import { inTransaction } from '../../db';
 import { applyReversalsIn } from '../bank-reversal.service';
-import { storeEntriesIn } from '../bank-store.service';
+import { storeEntriesIn, takeKeysAsStoredIn } from '../bank-store.service';
 import { parseStatement } from './statement.parse';
 
 export interface StatementImported {
@@ -32,6 +32,7 @@ export async function importStatement(scope: OrderScope, bytes: Buffer): Promise
   // The credits first, then the reversals (bank-reversal.service.ts): a credit and its reversal
   // in one file meet. storeEntriesIn takes the bank counter lock, the first lock of both.
   const stored = await inTransaction(async (trx) => {
+    await takeKeysAsStoredIn(trx, scope.accountId, [...parsed.entries, ...parsed.reversals]);
     const credits = await storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope));
     // With the credits' amounts: a reversal kept from an earlier import may fit one of them.
     await applyReversalsIn(

@@ -17,6 +17,13 @@ export interface StatementEntry {
    * then is still recognised (bank-store.service.ts). Never stored.
    */
   legacyReference?: string | null;
+  /**
+   * The keys the entry had when an earlier version of Kontor read its file's letters otherwise
+   * (statement.parse.ts codePagesBefore): a booking stored, or a reversal applied or kept, under
+   * one is this entry imported then, and takes that key again (bank-store.service.ts
+   * takeKeysAsStoredIn). Never stored.
+   */
+  earlierKeys?: string[];
   /** The booking date, as a date (00:00 UTC). */
   transferDate: Date;
   /** The payer's name ('' when the file names none). */
