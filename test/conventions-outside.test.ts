@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { config, Config, setConfig } from '../config';
 import { apiBase, call, newSeller, query, Seller } from './support/api';
-import { createOrder } from './order/helpers';
+import { createOrder, readOrder } from './order/helpers';
 import { createPortalAccount } from '../lib/admin/portal-account-admin.service';
 
 /**
@@ -123,6 +123,35 @@ describe('request conventions from outside (document 1, Endpoints and Common req
       const transfers = await call('bank/transfer/', { token: seller.token });
       expect(transfers.status).to.equal(200);
       expect((transfers.body.bank as { sender: string }[]).filter((b) => b.sender === 'Decimal Probe')).to.deep.equal([]);
+    });
+  });
+
+  describe('decimal fields in exponent form', () => {
+    // Joi's number read the text "1e2" as 100: a typo, or another program's float formatting
+    // (XML <price>1E2</price>), booked a hundred as a payment, a fee or a price.
+    it('when a decimal comes as text in exponent form, in JSON or XML, then 400 names the field and the order keeps its money; a JSON number in that form is the client’s own number', async () => {
+      const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Cup', quantity: 2, price: '10.00' }], shipping: { fee: '5.00' } });
+      const message = (field: string) => `${field} must be a decimal number of at most 12 digits before the point (a dot or a comma before the decimals)`;
+      const sent = [
+        { body: { order: { paid_amount: '1e2' } }, field: 'order.paid_amount' },
+        { body: { order: { line: [{ id: 1, name: 'Cup', quantity: 2, price: '2.5E1' }] } }, field: 'order.line[0].price' },
+        { body: '<request><order><shipping><fee>1E2</fee></shipping></order></request>', field: 'order.shipping.fee' },
+        { body: '<request><order><paid_amount>2e1</paid_amount></order></request>', field: 'order.paid_amount' },
+      ];
+      for (const { body, field } of sent) {
+        const xml = typeof body === 'string' ? { headers: { 'Content-Type': 'application/xml' } } : {};
+        const res = await call(`order/${orderId}/`, { token: seller.token, body, ...xml });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body.error, JSON.stringify(body)).to.deep.equal([{ error: 'invalid_field', description: message(field), code: 400, field }]);
+      }
+      const kept = await readOrder(seller, orderId);
+      expect(kept).to.deep.include({ paid_amount: null, invoice_amount: '25.00' });
+      expect(kept.shipping.fee).to.equal('5.00');
+      expect(kept.line.map((l) => l.price)).to.deep.equal(['10.00']);
+
+      const number = await call(`order/${orderId}/`, { token: seller.token, body: { order: { paid_amount: 2e1 } } });
+      expect(number.status, number.text).to.equal(200);
+      expect((await readOrder(seller, orderId)).paid_amount).to.equal('20.00');
     });
   });
 

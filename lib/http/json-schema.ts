@@ -45,7 +45,8 @@ interface Full extends Description {
   renames?: { from: string; to: string }[];
 }
 
-const numberText = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][-+]?\\d+)?\\s*$';
+// No exponent: a number's text in exponent form is refused (schema.ts decimal, integer).
+const numberText = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$';
 const integerText = '^\\s*[-+]?\\d+(\\.0*)?\\s*$';
 
 const ruleOf = (d: Full, name: string) => d.rules?.find((r) => r.name === name)?.args;

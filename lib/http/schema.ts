@@ -106,6 +106,9 @@ export function roundDecimalText(text: string, scale: number): string {
  * A decimal field, kept as a string so money never passes through a float; accepts JSON
  * numbers and numeric strings with a dot or a decimal comma, up to maxDigits before the point.
  * A JSON number is read as its shortest decimal text (what the client wrote), then rounded.
+ * A text in exponent form ("1e2", XML's <price>1E2</price>) is refused, as integer's are: Joi's
+ * number branch read it as 100, so a typo or another program's float formatting booked a
+ * hundred as a price, a fee or a payment.
  */
 export const decimal = (scale = 2, maxDigits = 12) => {
   // One message for every way a value misses: Joi's own showed the client our regular expression,
@@ -115,8 +118,11 @@ export const decimal = (scale = 2, maxDigits = 12) => {
     Joi.number()
       .greater(-(10 ** maxDigits))
       .less(10 ** maxDigits)
-      .custom((value: number) => (/e/i.test(String(value)) ? value.toFixed(scale) : roundDecimalText(String(value), scale)))
-      .messages({ 'number.greater': message, 'number.less': message }),
+      .custom((value: number, helpers) => {
+        if (typeof helpers.original === 'string' && /e/i.test(helpers.original)) return helpers.error('number.exponent');
+        return /e/i.test(String(value)) ? value.toFixed(scale) : roundDecimalText(String(value), scale);
+      })
+      .messages({ 'number.greater': message, 'number.less': message, 'number.exponent': message }),
     Joi.string()
       .trim()
       .pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`))
