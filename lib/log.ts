@@ -51,7 +51,10 @@ export function currentRequestId(): string | undefined {
  * SQLSTATE, constraint, table and column name the fault without them. (Knex's part of the
  * message is the SQL with pg's $n placeholders: it writes values only in place of `?`.)
  */
-function loggedError(err: Error): Record<string, unknown> {
+function loggedError(err: Error | string): Record<string, unknown> {
+  // Many lines carry only the error's message (`err: err.message`: a job's failure, a Redis
+  // outage); pino's serializer spread such a string into one key per character.
+  if (typeof err === 'string') return { message: err };
   return withoutDetail(pino.stdSerializers.err(err) as Record<string, unknown>);
 }
 

@@ -28,6 +28,11 @@ describe('a failed statement in the log (lib/db, lib/log)', () => {
     expect((lines[0]!.err as Record<string, unknown>).code).to.equal('22012');
   });
 
+  it('when a line carries only an error message (a job failed, Redis unavailable), then err.message reads as that text', async () => {
+    const { lines } = await capturedLog(async () => log.warn({ queue: 'mail', err: 'auction_a: connect ECONNREFUSED 127.0.0.1:3900' }, 'job failed'));
+    expect(lines[0]).to.deep.include({ msg: 'job failed', err: { message: 'auction_a: connect ECONNREFUSED 127.0.0.1:3900' } });
+  });
+
   it('when a row is refused by a unique constraint, then the logged line names the constraint, not the key it quotes', async () => {
     const err = await refused(() =>
       db().transaction(async (trx) => {
