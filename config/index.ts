@@ -391,9 +391,8 @@ const schema = Joi.object({
   OUTBOX_RELAY_POLL_MS: Joi.number().integer().min(50).default(2000),
   OUTBOX_RELAY_GATHER_MS: Joi.number().integer().min(0).max(1000).default(50),
   OUTBOX_RELAY_HEARTBEAT_MS: Joi.number().integer().min(100).max(60000).default(2000),
-  SANDBOX_PORTAL_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .default('http://127.0.0.1:3900'),
+  // Default: the sandbox npm start runs, on SANDBOX_PORT (loadConfig).
+  SANDBOX_PORTAL_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
   SANDBOX_CONTRACTS_DIR: Joi.string(),
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
@@ -489,6 +488,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = value.PORT as number;
   const host = value.HOST as string;
   const publicUrl = (value.PUBLIC_URL as string | undefined) ?? `http://${host}:${port}`;
+  // An operator who moves npm start's sandbox (SANDBOX_PORT) moves the portals' calls with it:
+  // with the URL fixed at 3900, every process called a port nothing listened on, and a second
+  // instance's send_mit and CIA pushes failed with ECONNREFUSED (or reached the first's sandbox).
+  const sandboxUrl = (value.SANDBOX_PORTAL_URL as string | undefined) ?? `http://127.0.0.1:${value.SANDBOX_PORT as number}`;
   return {
     env: value.NODE_ENV,
     port,
@@ -532,8 +535,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxRelayPollMs: value.OUTBOX_RELAY_POLL_MS,
     outboxRelayGatherMs: value.OUTBOX_RELAY_GATHER_MS,
     outboxRelayHeartbeatMs: value.OUTBOX_RELAY_HEARTBEAT_MS,
-    sandboxPortalUrl: value.SANDBOX_PORTAL_URL,
-    unconnectedPortalUrl: value.NODE_ENV !== 'production' || env.SANDBOX_PORTAL_URL ? value.SANDBOX_PORTAL_URL : null,
+    sandboxPortalUrl: sandboxUrl,
+    unconnectedPortalUrl: value.NODE_ENV !== 'production' || env.SANDBOX_PORTAL_URL ? sandboxUrl : null,
     sandboxPort: value.SANDBOX_PORT,
     sandboxContractsDir: value.SANDBOX_CONTRACTS_DIR,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
@@ -574,7 +577,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     marketDOrderFetchIntervalSeconds: value.MARKET_D_ORDER_FETCH_INTERVAL_SECONDS,
     orderFetchMaxPages: value.ORDER_FETCH_MAX_PAGES,
     orderFetchPageSize: value.ORDER_FETCH_PAGE_SIZE ?? null,
-    ...channelApps(value as Record<string, unknown>, value.NODE_ENV as string, publicUrl, value.SANDBOX_PORTAL_URL as string),
+    ...channelApps(value as Record<string, unknown>, value.NODE_ENV as string, publicUrl, sandboxUrl),
     invoice: invoiceConfig(value as Record<string, unknown>),
   };
 }

@@ -11,6 +11,14 @@ describe('configuration', () => {
     expect(cfg.accessTokenTtlSeconds).to.equal(3600);
   });
 
+  it('when the sandbox is moved to another port, then the portals call it there unless SANDBOX_PORTAL_URL names another address', () => {
+    expect(loadConfig({}).sandboxPortalUrl).to.equal('http://127.0.0.1:3900');
+    const moved = loadConfig({ NODE_ENV: 'development', SANDBOX_PORT: '3951' });
+    expect([moved.sandboxPort, moved.sandboxPortalUrl, moved.unconnectedPortalUrl]).to.deep.equal([3951, 'http://127.0.0.1:3951', 'http://127.0.0.1:3951']);
+    expect(loadConfig({ SANDBOX_PORT: '3951', SANDBOX_PORTAL_URL: 'http://sandbox.test:8080' }).sandboxPortalUrl).to.equal('http://sandbox.test:8080');
+    expect(loadConfig({ NODE_ENV: 'production', SANDBOX_PORT: '3951' }).unconnectedPortalUrl).to.equal(null);
+  });
+
   it("when the push window is not set, then it is one call interval of the portals' rate, never under 100 ms", () => {
     expect(loadConfig({}).ciaPushWindowMs).to.equal(200);
     expect(loadConfig({ PORTAL_CALLS_PER_SECOND: '2' }).ciaPushWindowMs).to.equal(500);
