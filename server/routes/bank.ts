@@ -25,6 +25,7 @@ export const bankEndpoints = [
     async handle({ caller, body }) {
       const result = await createTransfer(caller, body.bank);
       const payload = { bank_id: result.bankId, is_order_paid: result.isOrderPaid ? '1' : '0' };
+      // No Location: clients that follow redirects would GET it and lose this body (lib/bank README).
       return result.existed ? { status: 302, payload } : created(payload);
     },
   }),

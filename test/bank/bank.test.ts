@@ -63,6 +63,8 @@ describe('bank: transfers and payment-provider payments', () => {
     expect(first.status).to.equal(201);
     const again = await post(seller, { subject: 'dup', amount: 3 });
     expect(again.status, again.text).to.equal(302);
+    // No Location: a client following redirects (fetch, as here) would get a GET's answer instead.
+    expect(again.headers.get('location')).to.equal(null);
     expect(again.body.bank_id).to.equal(first.body.bank_id);
     expect(again.body.is_order_paid).to.equal('0');
     const rows = await db()('bank').where({ account_id: seller.id, subject: 'dup' });
