@@ -125,6 +125,18 @@ async function reportToPortal(
 }
 
 /**
+ * Why the portal refused the report, as the history says it after the status: the seller reading
+ * the order later saw only `portal report: error`, while the reason stood in the job's result,
+ * which only a client that polls it sees and which is gone after JOB_RETENTION_SECONDS.
+ */
+function refusalOf(progress: SendMitProgress): string {
+  const reasons = [...new Set((progress.parts ?? []).flatMap((p) => (!p.ok && p.error ? [p.error] : [])))];
+  if (!reasons.length) return '';
+  const text = reasons.join('; ');
+  return ` (${text.length > 300 ? `${text.slice(0, 299)}…` : text})`;
+}
+
+/**
  * Marks the order shipped with the shipment's data and writes the history entry, in one
  * transaction that also keeps the step's mark in the job's outbox row (`orderUpdated`), and does
  * nothing when an earlier try of the job kept it. The mark was saved only after the commit: a
@@ -135,7 +147,7 @@ async function reportToPortal(
 async function markOrderShipped(run: JobPayloads['order.send_mit'], status: PlatformStatus | null, jobId: string, progress: SendMitProgress): Promise<void> {
   const { deliverer, code, date } = run.sendMit;
   const warnings: Warning[] = [];
-  const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}`;
+  const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}${refusalOf(progress)}`;
   // An order that refuses the update (a domain error) fails the job for good (lib/queue/processors.ts).
   await db().transaction(async (trx) => {
     const kept = (await outboxRepository.lockProgress(trx, jobId)) as SendMitProgress | undefined;

@@ -226,6 +226,9 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     };
     expect(order.shipping.platform_status).to.equal('error');
     expect(order.status.is_shipped).to.equal(true);
+    // The history says why, for a seller reading the order after the job is gone.
+    const history = (await call(`order/${orderId}/history/`, { token: seller.token })).body.history as string[];
+    expect(history.find((h) => h.startsWith('send_mit'))).to.match(/; portal report: error \(.*order unknown at the portal.*\)$/);
     expect(ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback')).to.have.length(0);
     await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
 
