@@ -2,7 +2,7 @@
  * The paid rules of an order (document 1, order status rules 1 and 2), in one place for every
  * write that moves paid_amount: a create, an update (the seller's, a channel's, send_mit's) and a
  * payment (lib/bank). paid_amount sets the paid state: any non-zero amount is paid (fully or
- * partly), 0 unpaid again (paid_date cleared, the invoice number stays). The first time an order
+ * partly), 0 unpaid again (paid_date cleared, the invoice number stays) unless the invoice is 0.00. The first time an order
  * becomes paid it takes the account's next invoice number and today's bill_date (UTC); invoice
  * numbers are never given twice.
  *
@@ -72,7 +72,11 @@ export function planPaid(before: PaidBefore | undefined, change: PaidChange | un
     isPaid = true;
   } else if (change) {
     columns.paid_amount = change.paidAmount;
-    isPaid = change.paidAmount !== null && toCents(change.paidAmount) !== 0n;
+    // 0 is unpaid again, but not where it is the whole invoice (document 1, rule 2: paid_amount
+    // equal to invoice_amount is fully paid): a free order (a replacement, a giveaway) sent with
+    // paid_amount 0.00 stayed unpaid, while the same order made paid by is_paid or a prepaid
+    // payment method read paid at the same 0.00 of 0.00.
+    isPaid = change.paidAmount !== null && (toCents(change.paidAmount) !== 0n || toCents(invoiceAmount) === 0n);
   }
   if (!before || isPaid !== was.is_paid) {
     columns.is_paid = isPaid;

@@ -64,6 +64,26 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
     expect(order.invoice_number).to.equal(1);
   });
 
+  it('when a free order (invoice 0.00) is sent with paid_amount 0.00, at creation or later, then it is paid in full like one marked is_paid', async () => {
+    const free = { id: 1, quantity: 1, price: '0.00' };
+    const marked = await createOrder(seller, { line: [free], status: { is_paid: true } });
+    const sent = await createOrder(seller, { line: [free], paid_amount: '0.00' });
+    const later = await createOrder(seller, { line: [free] });
+    expect((await readOrder(seller, later)).status.is_paid).to.equal(false);
+    expect((await update(later, { paid_amount: '0' })).status).to.equal(200);
+    for (const orderId of [marked, sent, later]) {
+      const order = await readOrder(seller, orderId);
+      expect(order, orderId).to.include({ paid_amount: '0.00', invoice_amount: '0.00', bill_date: today() });
+      expect(order.status.is_paid, orderId).to.equal(true);
+      expect(order.invoice_number, orderId).to.be.a('number');
+      expect(await orderEvents(seller), orderId).to.include.members([`paid:${orderId}`, `paid_in_full:${orderId}`]);
+    }
+    // A paid order of 20.00 set to 0 is still unpaid again.
+    const owed = await createOrder(seller, { line: [line], paid_amount: '20' });
+    expect((await update(owed, { paid_amount: '0.00' })).status).to.equal(200);
+    expect((await readOrder(seller, owed)).status.is_paid).to.equal(false);
+  });
+
   it('when a prepaid payment method is chosen, at creation or later, then the order is paid', async () => {
     const atCreation = await createOrder(seller, { line: [line], payment_method_id: 'CCAccepted' });
     expect((await readOrder(seller, atCreation)).status.is_paid).to.equal(true);
