@@ -4,7 +4,11 @@ import { bool, Joi, list } from '../../lib/http/schema';
 import Ajv2020 from 'ajv/dist/2020';
 import { XMLValidator } from 'fast-xml-parser';
 import { apiBase, call, newSeller } from '../support/api';
-import { checkExchange, Exchange } from '../support/contract';
+import { checkExchange, contractFigures, contractSettled, Exchange } from '../support/contract';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { endpoint } from '../../lib/http/endpoint';
+import { createApp } from '../../server/app';
 
 /** An exchange as the suite's fetch records it, with the in-process app's document; path holds the query. */
 async function exchange(fields: Partial<Omit<Exchange, 'path'>> & { path: string; status: number; body?: unknown; request?: unknown }): Promise<Exchange> {
@@ -45,6 +49,37 @@ describe('the contract checker (issue 36) and the schemas it reads', () => {
     expect(unknownField.join('\n')).to.match(/the service took a request the document refuses/);
     const tooMany = await checkExchange(await exchange({ path: '/order/?pagination[limit]=201', status: 200, body: { ack: 'success', order: [] } }));
     expect(tooMany.join('\n')).to.match(/pagination/);
+  });
+
+  it('when a server of other endpoints listens on a port an earlier server of the suite used, then its exchanges are checked against its own document', async () => {
+    const listen = async (app: ReturnType<typeof createApp>, port = 0) => {
+      const server: Server = app.listen(port, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      return server;
+    };
+    const first = await listen(createApp());
+    const port = (first.address() as AddressInfo).port;
+    const base = `http://127.0.0.1:${port}`;
+    expect((await call('system/currency/EUR/', { base, token: (await newSeller()).token })).status).to.equal(200);
+    await new Promise((resolve) => first.close(resolve));
+    const own = endpoint({
+      method: 'GET',
+      path: 'test/port-reused/',
+      summary: 'a test route',
+      response: ['text'],
+      handle: async () => ({ payload: { text: 'ok' } }),
+    });
+    const second = await listen(createApp([own]), port);
+    try {
+      await contractSettled();
+      const before = contractFigures().mismatches.length;
+      const res = await call('test/port-reused/', { base, token: (await newSeller()).token });
+      expect(res.status, res.text).to.equal(200);
+      await contractSettled();
+      expect(contractFigures().mismatches.slice(before)).to.deep.equal([]);
+    } finally {
+      await new Promise((resolve) => second.close(resolve));
+    }
   });
 
   it('when an answer and a request keep the document (nulls, numbers as text, an empty pagination), then the checker finds nothing', async () => {
