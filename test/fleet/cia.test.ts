@@ -146,6 +146,37 @@ describe('fleet: CIA through the workers and the sandbox', () => {
     await waitFor('quantity 0', () => shown(stockId).shop_g === 0);
   });
 
+  it('when the cap is lifted (max_quantity null in JSON, an empty element in XML), then the channel offers the full quantity again; -1 then 0 ends and resumes the offer', async () => {
+    const stockId = await createItem({
+      name: 'Capped',
+      quantity: 7,
+      cia: { shop_g: { is_active: true, max_quantity: 2 }, auction_a: { is_active: true, max_quantity: 3 } },
+    });
+    await waitFor('capped', () => shown(stockId).shop_g === 2 && shown(stockId).auction_a === 3);
+    const lifted = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { cia: { shop_g: { max_quantity: null } } } } });
+    expect(lifted.status, lifted.text).to.equal(200);
+    const xml = await call(`stock/${stockId}/`, {
+      token: seller.token,
+      headers: { 'Content-Type': 'application/xml' },
+      body: '<request><stock><cia><auction_a><max_quantity/></auction_a></cia></stock></request>',
+    });
+    expect(xml.status, xml.text).to.equal(200);
+    await waitFor('7 at both', () => shown(stockId).shop_g === 7 && shown(stockId).auction_a === 7);
+    expect(((await call(`stock/${stockId}/`, { token: seller.token })).body.stock as { cia: unknown }).cia).to.deep.include({
+      shop_g: { is_active: true, max_quantity: null },
+      auction_a: { is_active: true, max_quantity: null },
+    });
+    await setCap(stockId, -1);
+    await waitFor('ended', () => shown(stockId).shop_g === 0);
+    await setCap(stockId, null);
+    await waitFor('offered again', () => shown(stockId).shop_g === 7);
+  });
+
+  async function setCap(stockId: number, max: number | null): Promise<void> {
+    const res = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { cia: { shop_g: { max_quantity: max } } } } });
+    expect(res.status, res.text).to.equal(200);
+  }
+
   it("when POST stock/{stock_id}/cia/ is called, then it answers 202 with the job id, and the job completes with each portal's quantity", async () => {
     const stockId = await createItem({ name: 'Triggered', quantity: 3, cia: { shop_g: { is_active: true } } });
     const res = await call(`stock/${stockId}/cia/`, { token: seller.token, method: 'POST' });
