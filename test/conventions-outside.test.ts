@@ -286,6 +286,61 @@ describe('request conventions from outside (document 1, Endpoints and Common req
       expect(named.status).to.equal(201);
       expect(await stored('NOCHARSET-1')).to.deep.equal(['Becher 5€ Müller']);
     });
+
+    // XML 1.0 4.3.3: "All XML processors MUST be able to read entities in both the UTF-8 and UTF-16
+    // encodings"; Appendix F tells UTF-16 by its byte order mark or the NULs beside `<?`. Both were
+    // a 400 (unsupported_charset, or "not valid UTF-8").
+    const utf16 = (text: string, order: 'le' | 'be', bom: boolean) => {
+      const le = Buffer.from((bom ? '\uFEFF' : '') + text, 'utf16le');
+      return order === 'le' ? le : Buffer.from(le).swap16();
+    };
+    const utf16Cases = [
+      { order: 'le', bom: true, contentType: 'application/xml', how: 'little-endian with its byte order mark, Content-Type without a charset' },
+      { order: 'be', bom: true, contentType: 'text/xml', how: 'big-endian with its byte order mark' },
+      { order: 'be', bom: false, contentType: 'application/xml; charset=utf-16', how: 'big-endian without a byte order mark, charset=utf-16' },
+      { order: 'le', bom: false, contentType: 'application/xml', how: 'little-endian without a byte order mark or charset (Appendix F: the NULs)' },
+    ] as const;
+    for (const [i, c] of utf16Cases.entries()) {
+      it(`when an XML body comes in UTF-16, ${c.how}, then it is read (XML 1.0 4.3.3): €, ü and 𝄞 are stored`, async () => {
+        const sku = `UTF16-${i}`;
+        const xml = `<?xml version="1.0" encoding="UTF-16"?>\n<request><stock><name>Becher 5€ Müller 𝄞</name><sku>${sku}</sku></stock></request>`;
+        const res = await post(c.contentType, utf16(xml, c.order, c.bom));
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        expect(res.body.ack).to.equal('success');
+        expect(await stored(sku)).to.deep.equal(['Becher 5€ Müller 𝄞']);
+      });
+    }
+
+    it('when an XML body declares encoding="utf-16" but comes in UTF-8 (.NET XmlSerializer through a StringWriter), then it is read as UTF-8', async () => {
+      const xml = Buffer.from(
+        '<?xml version="1.0" encoding="utf-16"?>\r\n<request><stock><name>Becher Müller</name><sku>DOTNET-1</sku></stock></request>',
+        'utf8',
+      );
+      for (const contentType of ['application/xml', 'application/xml; charset=utf-8']) {
+        const res = await post(contentType, xml);
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      }
+      expect(await stored('DOTNET-1')).to.deep.equal(['Becher Müller', 'Becher Müller']);
+    });
+
+    it('when a UTF-16 XML body ends in half a character, then 400 invalid_text naming Content-Type, and nothing is stored', async () => {
+      const bytes = utf16('<request><stock><name>Halb</name><sku>UTF16-ODD</sku></stock></request>', 'le', true);
+      const res = await post('application/xml', Buffer.concat([bytes, Buffer.from([0x20])]));
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.deep.equal([
+        { error: 'invalid_text', description: 'the body is not valid UTF-16: it ends in half a character', code: 400, field: 'Content-Type' },
+      ]);
+      expect(await stored('UTF16-ODD')).to.deep.equal([]);
+    });
+
+    it('when a JSON body names charset=utf-16, then it stays 400 unsupported_charset (RFC 8259 8.1: JSON between systems is UTF-8), and nothing is stored', async () => {
+      const res = await post('application/json; charset=utf-16', utf16('{"stock":{"name":"x","sku":"UTF16-JSON"}}', 'le', true));
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.deep.equal([
+        { error: 'unsupported_charset', description: 'charset utf-16 is not supported; use UTF-8 or ISO-8859-15', code: 400, field: 'Content-Type' },
+      ]);
+      expect(await stored('UTF16-JSON')).to.deep.equal([]);
+    });
   });
 
   describe('answers in ISO-8859-15 (Accept-Charset)', () => {

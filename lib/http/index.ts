@@ -20,11 +20,13 @@ export {
   decodeText,
   encodeText,
   isSupportedCharset,
+  isUtf16,
   jsonEscape,
   negotiateCharset,
   negotiateFormat,
   parseContentType,
   xmlDeclaredEncoding,
+  xmlUtf16Of,
   xmlReference,
 } from './media';
 export { openApiDocument } from './openapi';

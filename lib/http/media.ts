@@ -111,8 +111,29 @@ export function xmlDeclaredEncoding(bytes: Buffer): string | undefined {
   return match?.[1]?.toLowerCase();
 }
 
+/**
+ * UTF-16 by any of its names. Taken for XML bodies only: XML 1.0 4.3.3 has every XML processor
+ * read UTF-16 as well as UTF-8, while JSON between systems is UTF-8 (RFC 8259 8.1).
+ */
+export const isUtf16 = (name: string): boolean => name === 'utf-16' || name === 'utf16' || name === 'utf-16le' || name === 'utf-16be';
+
+/**
+ * The UTF-16 an XML body's first bytes show (XML 1.0 Appendix F): its byte order mark, or without
+ * one a `<` and an ASCII character each followed (LE) or preceded (BE) by a NUL. Appendix F names
+ * `<?` alone; any ASCII second character is taken too (`<request>` undeclared), since no other
+ * encoding we read has a NUL there. Undefined for an 8-bit start (UTF-8, ISO-8859-15 ...).
+ */
+export function xmlUtf16Of(bytes: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+  const [a, b, c, d] = bytes;
+  if ((a === 0xff && b === 0xfe) || (a === 0x3c && b === 0 && c !== 0 && c! < 0x80 && d === 0)) return 'utf-16le';
+  if ((a === 0xfe && b === 0xff) || (a === 0 && b === 0x3c && c === 0 && d !== 0 && d! < 0x80)) return 'utf-16be';
+  return undefined;
+}
+
 export function decodeText(bytes: Buffer, charset: string): string {
-  return charset === 'utf-8' || charset === 'utf8' ? bytes.toString('utf8') : iconv.decode(bytes, charset);
+  if (charset === 'utf-8' || charset === 'utf8') return bytes.toString('utf8');
+  if (charset === 'utf-16le') return bytes.toString('utf16le');
+  return iconv.decode(bytes, charset);
 }
 
 /**

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import express, { Request } from 'express';
 import { config } from '../../config';
 import { domainError, invalidInput, invalidField, tooLarge } from '../../lib/errors';
-import { checkInput, decodeText, isSupportedCharset, parseContentType, parseXmlRequest, xmlDeclaredEncoding } from '../../lib/http';
+import { checkInput, decodeText, isSupportedCharset, isUtf16, parseContentType, parseXmlRequest, xmlDeclaredEncoding, xmlUtf16Of } from '../../lib/http';
 import { parseQuery, refuseReservedKeys } from './query-parser';
 
 /** Bodies decoded since the process started: a test shows that a refused caller cost none. */
@@ -76,13 +76,17 @@ async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   if (bytes.length === 0) return {};
   bodyStats.decoded += 1;
   const { format, charset: given, charsetGiven } = parseContentType(req.headers['content-type']);
-  if (!isSupportedCharset(given)) throw invalidField('Content-Type', `charset ${given} is not supported; use UTF-8 or ISO-8859-15`, 'unsupported_charset');
-  const charset = charsetGiven ? given : (undeclaredCharset(bytes, format) ?? given);
+  const mayBeXml = format === 'xml' || format === null;
+  if (!isSupportedCharset(given) && !(mayBeXml && isUtf16(given)))
+    throw invalidField('Content-Type', `charset ${given} is not supported; use UTF-8 or ISO-8859-15`, 'unsupported_charset');
+  const charset = (mayBeXml ? xmlCharset(bytes, charsetGiven ? given : undefined) : undefined) ?? given;
   // Bytes that are no UTF-8 where UTF-8 is meant (named, or the default) would be stored as U+FFFD
   // replacement characters: a client sending ISO-8859-15 without saying so loses its € and
   // umlauts. Document 1's 400: nothing is changed, and the answer says what to send.
   if ((charset === 'utf-8' || charset === 'utf8') && !isUtf8(bytes))
     throw invalidField('Content-Type', 'the body is not valid UTF-8; name its charset in Content-Type (charset=ISO-8859-15)', 'invalid_text');
+  if (isUtf16(charset) && bytes.length % 2 === 1)
+    throw invalidField('Content-Type', 'the body is not valid UTF-16: it ends in half a character', 'invalid_text');
   const text = decodeText(bytes, charset).replace(/^\uFEFF/, '');
   if (!text.trim()) return {};
   // A form whose text starts as JSON or XML is that (curl -d '{...}' without -H sends its
@@ -104,17 +108,27 @@ async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
 }
 
 /**
- * An XML body's charset when Content-Type names none: its encoding declaration (XML 1.0 4.3.3,
- * RFC 7303 3.2 for application/xml and text/xml alike: charset parameter, else BOM, else the
- * declaration). A PHP or Java client writing `<?xml ... encoding="ISO-8859-15"?>` sends that
- * header without a charset; its body was read as UTF-8. A declared charset we do not take is the
- * 400 of an unsupported Content-Type charset.
+ * An XML body's charset (XML 1.0 4.3.3 and Appendix F; RFC 7303 3.2 for application/xml and
+ * text/xml alike), undefined for the default (UTF-8):
+ * - **UTF-16 is told by the bytes:** a byte order mark, or NULs beside the first ASCII characters
+ *   (`xmlUtf16Of`), whatever Content-Type or the declaration say; every XML processor must read
+ *   UTF-16 (4.3.3), and it was a 400 `unsupported_charset`.
+ * - else Content-Type's charset; else, without a UTF-8 BOM, the encoding declaration: a PHP or
+ *   Java client writing `<?xml ... encoding="ISO-8859-15"?>` sends the header without a charset
+ *   (its body was read as UTF-8). A declared charset we do not take is the 400 of an unsupported
+ *   Content-Type charset.
+ * - **UTF-16 named for 8-bit bytes is read as UTF-8 (decision):** .NET's XmlSerializer writing to
+ *   a string declares `encoding="utf-16"`, and the HTTP client then sends that string in UTF-8;
+ *   libxml2 reads such a document as UTF-8 too. Bytes that are not UTF-8 then stay the 400 that
+ *   asks for the charset.
  */
-function undeclaredCharset(bytes: Buffer, format: string | null): string | undefined {
-  if (format !== 'xml' && format !== null) return undefined;
+function xmlCharset(bytes: Buffer, named: string | undefined): string | undefined {
+  const utf16 = xmlUtf16Of(bytes);
+  if (utf16) return utf16;
+  if (named) return isUtf16(named) ? 'utf-8' : named;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined; // a UTF-8 BOM wins
   const declared = xmlDeclaredEncoding(bytes);
-  if (declared === undefined || declared === 'utf-8' || declared === 'utf8') return undefined;
+  if (declared === undefined || declared === 'utf-8' || declared === 'utf8' || isUtf16(declared)) return undefined;
   if (!isSupportedCharset(declared))
     throw invalidField('Content-Type', `the XML declares encoding ${declared}, which is not supported; use UTF-8 or ISO-8859-15`, 'unsupported_charset');
   return declared;
