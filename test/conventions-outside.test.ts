@@ -323,6 +323,16 @@ describe('request conventions from outside (document 1, Endpoints and Common req
       expect(await stored('DOTNET-1')).to.deep.equal(['Becher Müller', 'Becher Müller']);
     });
 
+    it('when an XML body writes its names with a namespace prefix (<k:request xmlns:k=...>) or in a default namespace, then the names are read by their local part (Namespaces in XML 1.0, 4)', async () => {
+      const prefixed = '<?xml version="1.0"?><k:request xmlns:k="urn:example:erp"><k:stock><k:name>Präfix</k:name><k:sku>NS-1</k:sku></k:stock></k:request>';
+      const defaulted = '<request xmlns="urn:example:erp"><stock><name>Vorgabe</name><sku>NS-1</sku></stock></request>';
+      for (const xml of [prefixed, defaulted]) {
+        const res = await post('application/xml', Buffer.from(xml));
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      }
+      expect(await stored('NS-1')).to.deep.equal(['Präfix', 'Vorgabe']);
+    });
+
     it('when a UTF-16 XML body ends in half a character, then 400 invalid_text naming Content-Type, and nothing is stored', async () => {
       const bytes = utf16('<request><stock><name>Halb</name><sku>UTF16-ODD</sku></stock></request>', 'le', true);
       const res = await post('application/xml', Buffer.concat([bytes, Buffer.from([0x20])]));

@@ -18,6 +18,9 @@ const parserOptions = {
   trimValues: false,
   ignoreDeclaration: true,
   ignorePiTags: true,
+  // A name is read by its local part (Namespaces in XML 1.0, 4): `<k:request xmlns:k="...">` is
+  // the <request> a serializer writes with a prefix; a default namespace needed nothing.
+  removeNSPrefix: true,
 };
 const parser = new XMLParser(parserOptions);
 
