@@ -185,6 +185,28 @@ function dependencyItem(d: Joi.ValidationErrorItem, prefix: string): { field: st
   }
 }
 
+/** How a type of Joi's alternatives reads in a description. */
+const typeInWords: Record<string, string> = {
+  number: 'a number',
+  date: 'a datetime (YYYY-MM-DD, optionally with a time)',
+  string: 'a text',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+};
+
+/**
+ * Joi's own words for a value none of a field's alternatives takes list their types and allowed
+ * values as they are: a task's appointment_date of `29.11.2026` read "must be one of [date, ]",
+ * the empty text that clears it showing as nothing. Written out: "must be a datetime (...) or ''".
+ */
+function alternativesDescription(d: Joi.ValidationErrorItem, joiWords: string): string | undefined {
+  // A field's own message for it (decimal(), freetext ids) stays.
+  if (d.type !== 'alternatives.types' || !joiWords.startsWith('must be one of [')) return undefined;
+  const types = names(d.context?.types).map((t) => typeInWords[t] ?? `'${t}'`);
+  return types.length ? `must be ${types.join(' or ')}` : undefined;
+}
+
 /**
  * One error item per field at fault: Joi reports a value outside an enumeration of the wrong type
  * twice (`must be one of [...]`, `must be a string`), which a client would read as two faults.
@@ -197,7 +219,8 @@ function validationError(error: Joi.ValidationError, prefix: string): DomainErro
     const dependency = dependencyItem(d, prefix);
     const field = dependency?.field || fieldPath(d.path, prefix) || 'body';
     const label = String(d.context?.label);
-    const message = dependency?.description ?? (d.message.startsWith(label) ? d.message.slice(label.length).trim() : d.message);
+    const joiWords = d.message.startsWith(label) ? d.message.slice(label.length).trim() : d.message;
+    const message = dependency?.description ?? alternativesDescription(d, joiWords) ?? joiWords;
     const known = byField.get(field);
     if (known) known.description += ` and ${message}`;
     else byField.set(field, { error: 'invalid_field', description: dependency ? message : `${field} ${message}`, code: 400, field });

@@ -147,6 +147,18 @@ describe('Task_type against document 2 (fields, tried from outside)', () => {
     expect(after!.text).to.equal('noted');
     expect(after!.modified_date).to.not.match(/^2001/);
 
+    // A field of alternatives (a value or '' to clear it) says what it takes; Joi's own words read
+    // "must be one of [date, ]", the '' showing as nothing.
+    for (const [task, description] of [
+      [{ appointment_date: '29.11.2026' }, "task.appointment_date must be a datetime (YYYY-MM-DD, optionally with a time) or ''"],
+      [{ person_id: 'Anna' }, "task.person_id must be a number or ''"],
+    ] as const) {
+      const res = await call(`task/${id}/`, { token: seller.token, body: { task } });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error).to.deep.equal([{ error: 'invalid_field', description, code: 400, field: Object.keys(task).map((k) => `task.${k}`)[0] }]);
+    }
+    expect((await tasks(seller))[0]!.text).to.equal('noted');
+
     for (const [filter, field] of [
       [{ is_completed: 'maybe' }, 'filter.is_completed'],
       [{ id: { 0: { value: 'x' } } }, 'filter.id[0].value'],
