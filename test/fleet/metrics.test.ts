@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { postNotification } from '../../lib/event/notification';
 import { adapterFor } from '../../lib/portals/portal.registry';
+import { processRegistry } from '../../lib/metrics/process-metrics';
 import { redis } from '../../lib/redis';
 import { startReceiver } from '../event/servers';
 import { apiBase } from '../support/api';
@@ -38,6 +39,27 @@ describe('fleet: process metrics', function () {
     expect(text).to.match(/^process_cpu_user_seconds_total(\{[^}]*\})? [\d.e+-]+$/m);
     expect(text).to.match(/^nodejs_heap_size_used_bytes(\{[^}]*\})? \d+/m);
     expect(text).to.contain('# TYPE kontor_job_run_duration_seconds histogram');
+  });
+
+  // Read in this process's own registry: the web answering /operator/metrics runs elsewhere, and
+  // holding this loop does not hold its.
+  it('when the event loop is held for 300 ms, then the lag metric shows it, sampled every 100 ms (an idle process wakes 10 times a second for it, not 100)', async () => {
+    // The lag gauge's collect sets min and max from the histogram of the samples since the last one, then restarts it.
+    const sampled = async () => {
+      await processRegistry.getSingleMetricAsString('nodejs_eventloop_lag_seconds');
+      const value = async (series: string) => Number(/ ([\d.e+-]+)$/m.exec(await processRegistry.getSingleMetricAsString(series))?.[1]);
+      return { min: await value('nodejs_eventloop_lag_min_seconds'), max: await value('nodejs_eventloop_lag_max_seconds') };
+    };
+    await sampled();
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    // The histogram records each interval between its samples: an idle loop's shortest is the resolution.
+    expect((await sampled()).min).to.be.within(0.09, 0.2);
+    // After a restart the histogram takes its first sample as a start only: hold the loop after one.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const until = Date.now() + 300;
+    while (Date.now() < until); // the loop held, as a long synchronous piece of work holds it
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await sampled()).max).to.be.greaterThan(0.25);
   });
 
   it('when a portal answers a call with 200 and another with 503, then the portal calls are counted by outcome', async () => {
