@@ -1,3 +1,5 @@
+import { domainError } from '../errors';
+
 /**
  * Conditional writes (RFC 9110 13.1.1, If-Match). A record's ETag is `"<version>.<digest of the
  * representation>"` (server/framework/respond.ts): If-Match compares the version, so the tag of
@@ -18,4 +20,14 @@ export function ifMatchAllows(header: string, version: string): boolean {
     const dot = opaque.indexOf('.');
     return (dot < 0 ? opaque : opaque.slice(0, dot)) === version;
   });
+}
+
+/**
+ * A conditional write's check, made under the record's row lock the caller holds so that nothing
+ * can change it between the check and the write: without If-Match nothing is checked; otherwise
+ * 412 record_changed saying `changed`, unless the header names the record's version.
+ */
+export async function checkIfMatch(ifMatch: string | undefined, versionOf: () => Promise<string>, changed: string): Promise<void> {
+  if (ifMatch === undefined || ifMatchAllows(ifMatch, await versionOf())) return;
+  throw domainError('record_changed', changed);
 }

@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { answerClientError } from './client-error';
-export { ifMatchAllows } from './conditional';
+export { checkIfMatch, ifMatchAllows } from './conditional';
 export { describe } from './describe';
 export type { Description } from './describe';
 export { accepted, created, endpoint, multiStatus, ok, okPage, publicEndpoint } from './endpoint';

@@ -8,8 +8,8 @@ import type { OrderScope } from '../access';
 import { linkCustomer } from '../customer';
 import { inTransaction, transaction } from '../db';
 import type { Warning } from '../errors';
-import { domainError, invalidField, notFound } from '../errors';
-import { ifMatchAllows } from '../http';
+import { invalidField, notFound } from '../errors';
+import { checkIfMatch } from '../http';
 import { portalIds, portalOf } from '../portals';
 import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
@@ -155,13 +155,12 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
  * the caller holds: no payment, channel change or other write can come between the check and the
  * write. 412 record_changed when the order no longer has the state the header names.
  */
-async function checkIfMatch(trx: Knex.Transaction, accountId: number, orderId: string, internalId: string, ifMatch: string | undefined): Promise<void> {
-  if (ifMatch === undefined || ifMatchAllows(ifMatch, await orderRepository.versionOf(trx, accountId, internalId))) return;
-  throw domainError(
-    'record_changed',
+const checkOrderIfMatch = (trx: Knex.Transaction, accountId: number, orderId: string, internalId: string, ifMatch: string | undefined) =>
+  checkIfMatch(
+    ifMatch,
+    () => orderRepository.versionOf(trx, accountId, internalId),
     `order ${orderId} has changed since the state If-Match names (a payment, a channel or another client wrote it); read it again (GET order/${orderId}/ answers its ETag) and decide on what it holds now`,
   );
-}
 
 /**
  * Plans a change of an order into `writes` (its row read locked; 404 when it is not an order of
@@ -182,7 +181,7 @@ export async function updateOrderIn(
   if (mayBePaid(input)) await writes.lockInvoice(trx);
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, idField);
-  await checkIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
+  await checkOrderIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
   checkUnchangeable(input, current, prefix);
   const { prepaid } = await checkReferences(trx, caller, input, prefix, current);
   const before = await orderRepository.lines(trx, current.internal_id);
@@ -274,7 +273,7 @@ export function deleteOrder(scope: OrderScope, orderId: string, ifMatch?: string
     const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
     // A delete based on a read: refused when a payment, a channel or another client wrote the order since.
-    await checkIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
+    await checkOrderIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
     if (!current.is_shipped) {
       const stock = new StockBatch();
       const before = await orderRepository.lines(trx, current.internal_id);

@@ -14,6 +14,8 @@ export interface SaveContext {
   field: string;
   /** A third-party client's own client_id: app[] writes its entry alone (stock-app.ts); undefined for the seller's tokens. */
   appClient?: string;
+  /** The request's If-Match (POST stock/{stock_id}/): the write applies only to the state it names (README, conditional writes). */
+  ifMatch?: string;
 }
 
 export interface SaveResult {

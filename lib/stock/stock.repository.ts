@@ -4,6 +4,15 @@ import type { PendingWrites } from '../queue';
 import { db, prepared, jsonParameter } from '../db';
 import { accountUseRepository } from '../account';
 
+/**
+ * The stock row's version, the ETag of GET stock/{stock_id}/ and what If-Match of POST and DELETE
+ * stock/{stock_id}/ names (lib/stock README, conditional writes): the row's xmin, which every
+ * UPDATE of it changes (a client's write, an order's stock movement, quantity_available, CIA's
+ * count of its sets and variants) and a lock does not, with modified_at, as an opaque digest (the
+ * bare xmin would show a client the database's transaction count, a measure of every account's writes).
+ */
+const versionSql = "md5(stock.xmin::text || ' ' || extract(epoch FROM stock.modified_at)::text)";
+
 export interface StockRow {
   id: number;
   account_id: number;
@@ -105,6 +114,23 @@ export const stockRepository = {
 
   async get(knex: Db, accountId: number, id: number): Promise<StockRow | undefined> {
     return knex('stock').where({ account_id: accountId, id }).first();
+  },
+
+  /** One item with its version (versionSql), or undefined. */
+  async getVersioned(knex: Db, accountId: number, id: number): Promise<(StockRow & { version: string }) | undefined> {
+    return knex('stock')
+      .select('*', knex.raw(`${versionSql} AS version`))
+      .where({ account_id: accountId, id })
+      .first();
+  },
+
+  /** The version (versionSql) of an item the transaction has locked. */
+  async versionOf(trx: Knex.Transaction, accountId: number, id: number): Promise<string> {
+    const row = await trx('stock')
+      .select<{ version: string }[]>(trx.raw(`${versionSql} AS version`))
+      .where({ account_id: accountId, id })
+      .first();
+    return row!.version;
   },
 
   /** Inserts an item with its own quantity_available (a set main's is refreshed once its subs are linked). */

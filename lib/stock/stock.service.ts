@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { AccountWork, OrderScope } from '../access';
 import { db, transaction } from '../db';
 import { notFound } from '../errors';
-import type { SearchRequest } from '../http';
+import { checkIfMatch, SearchRequest } from '../http';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
 import { MovementCause, stockHistoryRepository, writeMovement } from './stock-history.repository';
 import { mergeListers } from './stock-lister.service';
@@ -61,6 +61,7 @@ export async function saveStock(
   if (existingId !== undefined) await stockRepository.lockSetMainsOf(trx, accountId, existingId);
   const existing = existingId !== undefined ? await stockRepository.lock(trx, accountId, existingId) : undefined;
   if (existingId !== undefined && !existing) throw notFound(`stock ${existingId}`, 'stock_id');
+  if (existing) await checkItemIfMatch(trx, accountId, existing.id, ctx.ifMatch);
   if (existing) await checkStockReferences(trx, accountId, input, f, existing.data);
 
   const { columns, listerIds } = await stockColumns(trx, input, existing, ctx);
@@ -181,11 +182,20 @@ function mergeWebshops(current: Json[], input: Json[]): Json[] {
   return out;
 }
 
+/** A conditional write of the item the caller holds locked (README, conditional writes): 412 record_changed unless If-Match, when sent, names its state. */
+const checkItemIfMatch = (trx: Knex.Transaction, accountId: number, stockId: number, ifMatch: string | undefined) =>
+  checkIfMatch(
+    ifMatch,
+    () => stockRepository.versionOf(trx, accountId, stockId),
+    `stock ${stockId} has changed since the state If-Match names (a sale, a set or variant of it, or another client wrote it); read it again (GET stock/${stockId}/ answers its ETag) and decide on what it holds now`,
+  );
+
 /** Deletes an item: its variants become independent items, its set links go, CIA hears of it. */
-export async function deleteStock(trx: Knex.Transaction, accountId: number, stockId: number): Promise<void> {
+export async function deleteStock(trx: Knex.Transaction, accountId: number, stockId: number, ifMatch?: string): Promise<void> {
   await stockRepository.lockSetMainsOf(trx, accountId, stockId);
   const row = await stockRepository.lock(trx, accountId, stockId);
   if (!row) throw notFound(`stock ${stockId}`, 'stock_id');
+  await checkItemIfMatch(trx, accountId, stockId, ifMatch);
   const variants = row.variation_type === 'main' ? await stockRepository.variantIds(trx, accountId, stockId) : [];
   await stockRepository.separateVariants(trx, accountId, variants);
   const subs = (await stockRepository.setSubs(trx, accountId, stockId)).map((l) => l.sub_id);
@@ -207,18 +217,24 @@ export async function resolvePathStockId(accountId: number, ref: string, knex: K
   return id;
 }
 
-/** POST stock/{stock_id}/: updates the item the path names, resolved in the same transaction. */
-export async function updateStockItem(caller: AccountWork & AppWriter, ref: string, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
+/** POST stock/{stock_id}/: updates the item the path names, resolved in the same transaction; only in the state If-Match names, when sent. */
+export async function updateStockItem(
+  caller: AccountWork & AppWriter,
+  ref: string,
+  input: StockInput,
+  warnings: SaveContext['warnings'],
+  ifMatch?: string,
+): Promise<SaveResult> {
   const { accountId, requestId } = caller;
   return transaction(async (trx) => {
     const stockId = await resolvePathStockId(accountId, ref, trx);
-    return saveStock(trx, accountId, input, stockId, { warnings, title: 'stock', field: 'stock', appClient: appClientOf(caller) });
+    return saveStock(trx, accountId, input, stockId, { warnings, title: 'stock', field: 'stock', appClient: appClientOf(caller), ifMatch });
   }, requestId);
 }
 
-/** DELETE stock/{stock_id}/: deletes the item the path names, resolved in the same transaction. */
-export async function deleteStockItem({ accountId, requestId }: AccountWork, ref: string): Promise<void> {
-  await transaction(async (trx) => deleteStock(trx, accountId, await resolvePathStockId(accountId, ref, trx)), requestId);
+/** DELETE stock/{stock_id}/: deletes the item the path names, resolved in the same transaction; only in the state If-Match names, when sent. */
+export async function deleteStockItem({ accountId, requestId }: AccountWork, ref: string, ifMatch?: string): Promise<void> {
+  await transaction(async (trx) => deleteStock(trx, accountId, await resolvePathStockId(accountId, ref, trx), ifMatch), requestId);
 }
 
 /** GET stock/{stock_id}/history/: one page of the movements of the item the path names that the scope may read. */
@@ -226,15 +242,15 @@ export async function searchItemHistory(scope: OrderScope, ref: string, search: 
   return stockHistoryRepository.search(scope, search, await resolvePathStockId(scope.accountId, ref));
 }
 
-/** The item a path {stock_id} names as Stock_type: 404 when unknown or foreign, 300 when ambiguous. */
-export async function readStock(reader: AccountWork & AppWriter, ref: string): Promise<Record<string, unknown>> {
+/** The item a path {stock_id} names as Stock_type, with its version (the ETag): 404 when unknown or foreign, 300 when ambiguous. */
+export async function readStock(reader: AccountWork & AppWriter, ref: string): Promise<{ stock: Record<string, unknown>; version: string }> {
   const { accountId } = reader;
   // A plain id is read at once; an alternative identifier is resolved first.
   // Ten digits: ids of the higher cells reach 2^31 - 1 (lib/db/cells.ts).
   const id = /^\d{1,10}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : await resolvePathStockId(accountId, ref);
-  const row = await stockRepository.get(db(), accountId, id);
+  const row = await stockRepository.getVersioned(db(), accountId, id);
   if (!row) throw notFound(`stock ${ref}`, 'stock_id');
-  return stockToApi(row, await stockRepository.linksOf(db(), accountId, [row]), appClientOf(reader));
+  return { stock: stockToApi(row, await stockRepository.linksOf(db(), accountId, [row]), appClientOf(reader)), version: row.version };
 }
 
 /** GET stock/: one page of items. */

@@ -110,7 +110,9 @@ export const stockEndpoints = [
     select: { type: stockType(), alwaysSelected: ['id'] },
     response: ['stock'],
     async handle({ caller, params }) {
-      return ok({ stock: await readStock(caller, params.stock_id) });
+      const { stock, version } = await readStock(caller, params.stock_id);
+      // The item's version: POST or DELETE stock/{stock_id}/ with If-Match of this tag changes only this state.
+      return { ...ok({ stock }), headers: { ETag: `"${version}"` } };
     },
   }),
 
@@ -122,9 +124,11 @@ export const stockEndpoints = [
     scope: 'stock_w',
     params: stockParams,
     body: Joi.object({ stock: stockType().required() }),
+    conditional:
+      'the ETag of GET stock/{stock_id}/ (any select or format): the update applies only while the item is in the state that read saw (no sale, no other client since); otherwise 412 record_changed and nothing changes',
     response: ['stock_id', 'lister_id'],
     async handle({ caller, params, body, request }) {
-      const result = await updateStockItem(caller, params.stock_id, body.stock, request.warnings);
+      const result = await updateStockItem(caller, params.stock_id, body.stock, request.warnings, request.ifMatch);
       return ok({ stock_id: result.stockId, lister_id: result.listerIds });
     },
   }),
@@ -136,9 +140,11 @@ export const stockEndpoints = [
     summary: 'Delete a stock item; its variants become independent items, its set links go.',
     scope: 'stock_w',
     params: stockParams,
+    conditional:
+      'the ETag of GET stock/{stock_id}/ (any select or format): the item is deleted only while it is in the state that read saw; otherwise 412 record_changed and nothing changes',
     response: [],
-    async handle({ caller, params }) {
-      await deleteStockItem(caller, params.stock_id);
+    async handle({ caller, params, request }) {
+      await deleteStockItem(caller, params.stock_id, request.ifMatch);
       return ok();
     },
   }),

@@ -8729,6 +8729,11 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
+        /**
+         * @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the update applies only while the item is in the state that read saw (no sale, no other client since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
+         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
+         */
+        'If-Match'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -8761,6 +8766,7 @@ export interface operations {
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
       408: components['responses']['error_408'];
+      412: components['responses']['error_412'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
       431: components['responses']['error_431'];
@@ -8777,6 +8783,11 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
+        /**
+         * @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the item is deleted only while it is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
+         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
+         */
+        'If-Match'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -8808,6 +8819,7 @@ export interface operations {
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
       408: components['responses']['error_408'];
+      412: components['responses']['error_412'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
       431: components['responses']['error_431'];

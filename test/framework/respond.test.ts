@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import crypto from 'node:crypto';
-import http from 'node:http';
 import iconv from 'iconv-lite';
-import { apiBase, newSeller, Seller } from '../support/api';
+import { apiBase, newSeller, plainGet as plainGetOf, Seller } from '../support/api';
 
 /**
  * The answer of an endpoint is written by the framework (server/framework/respond.ts), not by
@@ -39,18 +38,7 @@ describe('answers: the headers res.send gave', () => {
     expect(res.headers.get('etag')).to.equal(weakTag(body));
   });
 
-  /** A GET by node:http: fetch adds Cache-Control: no-cache to a conditional request, which makes any answer stale. */
-  const plainGet = async (path: string, headers: Record<string, string>) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      void apiBase().then((base) => {
-        const req = http.get(`${base}/v1.1/${path}`, { headers: { Authorization: `Bearer ${seller.token}`, ...headers } }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
-        req.on('error', reject);
-      }, reject);
-    });
+  const plainGet = (path: string, headers: Record<string, string>) => plainGetOf(seller.token, path, headers);
 
   it('when the ETag of the last answer is sent in If-None-Match, then 304 without a body; another tag gets the answer', async () => {
     const first = await get('system/currency/EUR/');

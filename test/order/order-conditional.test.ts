@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import http from 'node:http';
 import { allOrdersOf } from '../../lib/access/caller';
 import { db } from '../../lib/db/knex';
 import { payOrdersIn } from '../../lib/order/order-payment.service';
 import { waitFor } from '../event/servers';
 import { fixture } from '../bank/fixtures';
 import { startBankWorker } from '../bank/bank-worker';
-import { apiBase, call, newSeller, query, Seller, withConcurrentCalls } from '../support/api';
+import { call, newSeller, plainGet, query, Seller, withConcurrentCalls } from '../support/api';
 import { untilOneWaitsForALock } from '../support/lock-wait';
 import { createOrder, OrderView, readOrder } from './helpers';
 
@@ -177,17 +176,7 @@ describe('order: conditional updates (If-Match) against payments booked meanwhil
   });
 
   /** A GET by node:http: fetch adds Cache-Control: no-cache to a conditional request, which makes any answer stale. */
-  const readIfNoneMatch = async (path: string, tag: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      void apiBase().then((base) => {
-        const req = http.get(`${base}/v1.1/${path}`, { headers: { Authorization: `Bearer ${seller.token}`, 'If-None-Match': tag } }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
-        req.on('error', reject);
-      }, reject);
-    });
+  const readIfNoneMatch = (path: string, tag: string) => plainGet(seller.token, path, { 'If-None-Match': tag });
 
   it('when a read sends its ETag as If-None-Match, then an unchanged order is 304, and another select of it or the order after a payment is read in full', async () => {
     const orderId = await order('30.00');

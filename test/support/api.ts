@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { createApp } from '../../server/app';
 import { createSeller } from '../../lib/account/account.service';
 import { config, setConfig } from '../../config';
@@ -48,6 +48,23 @@ export interface RequestOptions {
   version?: string;
   /** Another server of the API (a spawned web process); default the in-process app. */
   base?: string;
+}
+
+/**
+ * A GET by node:http, for conditional reads: fetch adds Cache-Control: no-cache to a request with
+ * If-None-Match, which makes any answer stale (never a 304).
+ */
+export function plainGet(token: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    void apiBase().then((base) => {
+      const req = http.get(`${base}/v1.1/${path}`, { headers: { Authorization: `Bearer ${token}`, ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+    }, reject);
+  });
 }
 
 export async function call(path: string, options: RequestOptions = {}): Promise<ApiResponse> {
