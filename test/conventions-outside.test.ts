@@ -182,6 +182,32 @@ describe('request conventions from outside (document 1, Endpoints and Common req
       expect(await stored('CURL-X')).to.deep.equal(['Curl XML']);
       expect(await stored('CURL-F')).to.deep.equal(['Curl Form']);
     });
+
+    it('when a body comes as multipart/form-data (PHP curl given an array), then 400 naming Content-Type, at token.php as at a resource, and nothing is stored', async () => {
+      const expected = {
+        error: 'bad_request',
+        description: 'a multipart body is not read: send JSON, XML or application/x-www-form-urlencoded (token.php takes the form)',
+        code: 400,
+        field: 'Content-Type',
+      };
+      const stock = new FormData();
+      stock.append('stock[name]', 'Multipart');
+      stock.append('stock[sku]', 'MULTI-1');
+      const res = await fetch(`${await apiBase()}/v1.1/stock/`, { method: 'POST', headers: { Authorization: `Bearer ${seller.token}` }, body: stock });
+      expect(res.status).to.equal(400);
+      expect(((await res.json()) as { error: unknown[] }).error).to.deep.equal([expected]);
+      expect(await stored('MULTI-1')).to.deep.equal([]);
+      // Before: "grant_type is required", though the client sent it.
+      const grant = new FormData();
+      grant.append('grant_type', 'client_credentials');
+      const token = await fetch(`${await apiBase()}/v1.1/token.php`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${Buffer.from('nobody:nothing').toString('base64')}` },
+        body: grant,
+      });
+      expect(token.status).to.equal(400);
+      expect(((await token.json()) as { error: unknown[] }).error).to.deep.equal([expected]);
+    });
   });
 
   describe('datetimes without an offset', () => {
