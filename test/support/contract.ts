@@ -211,6 +211,13 @@ function requestBodyOf(exchange: Exchange): { body?: unknown; typed: boolean; un
  */
 const expressible =
   / is required$| is not allowed$| is not allowed to be empty$| must be one of \[| must be an? (string|number|boolean|array|object|integer)$| fails to match | length must be | must contain (less|more) than | must be (less|greater) than (or equal to )?-?\d+$| must be between /;
+/**
+ * A value none of a field's alternatives takes, in lib/http's words ("must be a number or ''"): the
+ * document's anyOf refuses it too. Not a datetime's: whether a date exists (2026-13-45 has the
+ * format) is beyond JSON Schema.
+ */
+const alternative = "(a number|a text|true or false|an object|a list|'[^']*')";
+const expressibleAlternatives = new RegExp(` must be ${alternative}( or ${alternative})+$`);
 const expressibleIds = new Set(['unknown_parameter', 'unknown_filter', 'invalid_operator']);
 // Refused by the input bounds at any depth, also inside free-form values the schema leaves open.
 const forbiddenKeys = /(__proto__|constructor|prototype)/;
@@ -229,9 +236,12 @@ function refusedAsExpressible(json: unknown, sent: Set<string>, data: unknown): 
     // A bound of a number sent as its text: JSON Schema bounds numbers, not their text.
     if (/ must be (less|greater) than /.test(item.description ?? '') && typeof valueAt(data, item.field ?? '') === 'string') return false;
     const first = /^[^.[]+/.exec(item.field ?? '')?.[0] ?? '';
-    // Joi's "one of [date, ]" for alternatives of a date: whether a date exists is beyond JSON Schema.
-    if (!sent.has(first) || forbiddenKeys.test(item.field ?? '') || / must be one of \[date/.test(item.description ?? '')) return false;
-    return (item.error !== undefined && expressibleIds.has(item.error)) || (item.error === 'invalid_field' && expressible.test(item.description ?? ''));
+    if (!sent.has(first) || forbiddenKeys.test(item.field ?? '')) return false;
+    const description = item.description ?? '';
+    return (
+      (item.error !== undefined && expressibleIds.has(item.error)) ||
+      (item.error === 'invalid_field' && (expressible.test(description) || expressibleAlternatives.test(description)))
+    );
   });
 }
 
