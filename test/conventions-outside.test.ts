@@ -90,7 +90,7 @@ describe('request conventions from outside (document 1, Endpoints and Common req
       expect(res.body.error).to.deep.equal([
         {
           error: 'invalid_field',
-          description: 'stock.market_d.id_type must be one of [ASIN, ISBN, UPC, EAN, ] and must be a string',
+          description: "stock.market_d.id_type must be one of [ASIN, ISBN, UPC, EAN, ''] and must be a string",
           code: 400,
           field: 'stock.market_d.id_type',
         },

@@ -196,13 +196,20 @@ const typeInWords: Record<string, string> = {
 };
 
 /**
- * Joi's own words for a value none of a field's alternatives takes list their types and allowed
- * values as they are: a task's appointment_date of `29.11.2026` read "must be one of [date, ]",
- * the empty text that clears it showing as nothing. Written out: "must be a datetime (...) or ''".
+ * Joi's own words for a value outside a field's choices list them as they are: a task's
+ * appointment_date of `29.11.2026` read "must be one of [date, ]", market_d.id_type 5 "must be one
+ * of [ASIN, ISBN, UPC, EAN, ]", the empty text that clears such a field showing as nothing. Written
+ * out: "must be a datetime (...) or ''", "must be one of [ASIN, ISBN, UPC, EAN, '']".
  */
-function alternativesDescription(d: Joi.ValidationErrorItem, joiWords: string): string | undefined {
+function choicesDescription(d: Joi.ValidationErrorItem, joiWords: string): string | undefined {
   // A field's own message for it (decimal(), freetext ids) stays.
-  if (d.type !== 'alternatives.types' || !joiWords.startsWith('must be one of [')) return undefined;
+  if (!joiWords.startsWith('must be one of [')) return undefined;
+  if (d.type === 'any.only') {
+    // An enumeration that takes '' (to clear the field) listed it as nothing: "[ASIN, ISBN, UPC, EAN, ]".
+    const valids = d.context?.valids as unknown[] | undefined;
+    return valids?.includes('') ? `must be one of [${valids.map((v) => (v === '' ? "''" : String(v))).join(', ')}]` : undefined;
+  }
+  if (d.type !== 'alternatives.types') return undefined;
   const types = names(d.context?.types).map((t) => typeInWords[t] ?? `'${t}'`);
   return types.length ? `must be ${types.join(' or ')}` : undefined;
 }
@@ -220,7 +227,7 @@ function validationError(error: Joi.ValidationError, prefix: string): DomainErro
     const field = dependency?.field || fieldPath(d.path, prefix) || 'body';
     const label = String(d.context?.label);
     const joiWords = d.message.startsWith(label) ? d.message.slice(label.length).trim() : d.message;
-    const message = dependency?.description ?? alternativesDescription(d, joiWords) ?? joiWords;
+    const message = dependency?.description ?? choicesDescription(d, joiWords) ?? joiWords;
     const known = byField.get(field);
     if (known) known.description += ` and ${message}`;
     else byField.set(field, { error: 'invalid_field', description: dependency ? message : `${field} ${message}`, code: 400, field });
