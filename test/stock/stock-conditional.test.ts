@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { call, newSeller, plainGet, query, Seller } from '../support/api';
+import { call, newSeller, plainGet, query, Seller, withConcurrentCalls } from '../support/api';
 import { createOrder } from '../order/helpers';
 
 /**
@@ -65,6 +65,20 @@ describe('stock: conditional writes (If-Match) against sales booked meanwhile', 
     const res = await update(stockId, { quantity: again.stock.quantity + 5 }, again.tag);
     expect(res.status, res.text).to.equal(200);
     expect((await read(stockId)).stock.quantity).to.equal(13);
+  });
+
+  it('when two tools write the same item at once with the same read ETag, then exactly one write applies and the other is 412', async () => {
+    const stockId = await item(10);
+    const { tag } = await read(stockId);
+    // Two calls in flight at once: document 1's limit of one per account is lifted for them.
+    const answers = await withConcurrentCalls(2, () => Promise.all([update(stockId, { quantity: 12 }, tag), update(stockId, { quantity: 7 }, tag)]));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 412]);
+    const applied = answers[0]!.status === 200 ? 12 : 7;
+    expect((await read(stockId)).stock.quantity).to.equal(applied);
+    expect(await movements(stockId)).to.have.deep.members([
+      [0, 10, 10],
+      [10, applied - 10, applied],
+    ]);
   });
 
   it('when If-Match names the state of a read with another select or in XML, then the update applies; a weak, foreign, malformed or stale tag is refused and * applies', async () => {
