@@ -7,8 +7,8 @@ import { accountUseRepository } from '../account';
 /**
  * The stock row's version, the ETag of GET stock/{stock_id}/ and what If-Match of POST and DELETE
  * stock/{stock_id}/ names (lib/stock README, conditional writes): the row's xmin, which every
- * UPDATE of it changes (a client's write, an order's stock movement, quantity_available, CIA's
- * count of its sets and variants) and a lock does not, with modified_at, as an opaque digest (the
+ * UPDATE of it changes (a client's write, an order's stock movement, its quantity_available
+ * following a set sub or a variant) and a lock does not, with modified_at, as an opaque digest (the
  * bare xmin would show a client the database's transaction count, a measure of every account's writes).
  */
 const versionSql = "md5(stock.xmin::text || ' ' || extract(epoch FROM stock.modified_at)::text)";
