@@ -32,7 +32,12 @@ export function optionsOverview(path: string, endpoints: Endpoint[]) {
         ...(e.search ? { query: { select: outline(e.search.type), filter: Object.keys(e.search.filters), pagination: ['page', 'limit', 'min_id'] } } : {}),
         response: e.response,
         async: Boolean(e.async),
-        ...(e.creates ? { headers: { 'Idempotency-Key': idempotencyNote } } : {}),
+        // The request headers a method reads beyond document 1's (openapi.json lists them too).
+        ...(e.creates || e.conditional
+          ? {
+              headers: { ...(e.creates ? { 'Idempotency-Key': idempotencyNote } : {}), ...(e.conditional ? { 'If-Match': `optional; ${e.conditional}` } : {}) },
+            }
+          : {}),
         ...(e.changes ? { changes: e.changes } : {}),
       })),
       versions: { current: currentVersion, supported: versions },

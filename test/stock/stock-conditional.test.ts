@@ -67,6 +67,18 @@ describe('stock: conditional writes (If-Match) against sales booked meanwhile', 
     expect((await read(stockId)).stock.quantity).to.equal(13);
   });
 
+  it('when OPTIONS describes stock/{stock_id}/ and order/{order_id}/, then their POST and DELETE name If-Match and GET does not', async () => {
+    for (const path of ['stock/1/', 'order/1_2026_11/']) {
+      const res = await call(path, { method: 'OPTIONS', token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      const methods = (res.body.options as { methods: { method: string; headers?: Record<string, string> }[] }).methods;
+      const ifMatch = Object.fromEntries(methods.map((m) => [m.method, m.headers?.['If-Match']]));
+      expect(ifMatch.POST, path).to.match(/^optional; the ETag of GET /);
+      expect(ifMatch.DELETE, path).to.match(/^optional; the ETag of GET /);
+      expect(ifMatch.GET, path).to.equal(undefined);
+    }
+  });
+
   it('when two tools write the same item at once with the same read ETag, then exactly one write applies and the other is 412', async () => {
     const stockId = await item(10);
     const { tag } = await read(stockId);
