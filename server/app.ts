@@ -1,7 +1,7 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { config, trustProxySetting } from '../config';
 import { DomainError, domainError, tooLarge } from '../lib/errors';
-import { requestContext, versions } from './framework/context';
+import { currentVersion, requestContext, versions } from './framework/context';
 import { docsRouter } from './framework/docs';
 import { endpointHandler } from './framework/mount';
 import { authorizePageHeaders, noCors, pageHeaders } from './framework/page-headers';
@@ -62,7 +62,9 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.use('/connect', pageHeaders, connectPages());
   app.use('/', api);
 
-  app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service`)));
+  // The base URL npm start prints, opened in a browser, lands here: the answer says where the endpoints are listed.
+  const listed = `every endpoint is listed at /${currentVersion}/openapi.json and shown at /${currentVersion}/docs/`;
+  app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service; ${listed}`)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     // A refusal the framework made before an endpoint ran (a path parameter that does not decode) says what it refused.
     if (err instanceof DomainError) return sendError(req, res, err);

@@ -78,6 +78,18 @@ describe('request conventions (document 1, Endpoints)', () => {
       expect(res.status).to.equal(404);
       expect(res.body.ack).to.equal('error');
     });
+
+    it('when the base URL npm start prints is opened (a browser, no token), then the 404 says where the endpoints are listed', async () => {
+      const res = await fetch(`${await apiBase()}/v1.1/`);
+      expect(res.status).to.equal(404);
+      expect(((await res.json()) as { error: unknown[] }).error).to.deep.equal([
+        {
+          error: 'unknown_path',
+          description: '/v1.1/ is not an endpoint of this service; every endpoint is listed at /v1.1/openapi.json and shown at /v1.1/docs/',
+          code: 404,
+        },
+      ]);
+    });
   });
 
   describe('methods', () => {
