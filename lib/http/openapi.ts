@@ -43,7 +43,7 @@ function content(schema: Schema, example?: unknown): Record<string, unknown> {
   };
 }
 
-const charsetNote = `Answers are in UTF-8 unless Accept-Charset names one of ${[...charsets].join(', ')} (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type).`;
+const charsetNote = `Answers are in UTF-8 unless Accept-Charset names one of ${[...charsets].join(', ')} (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes).`;
 
 function components(baseUrl: string, named: Named): Record<string, unknown> {
   return {

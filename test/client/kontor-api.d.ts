@@ -6910,7 +6910,7 @@ export interface components {
     };
   };
   parameters: {
-    /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+    /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
     'Accept-Charset': string;
   };
   requestBodies: never;
@@ -6923,7 +6923,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -6968,7 +6968,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -7000,7 +7000,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -7040,7 +7040,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -7072,7 +7072,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -7115,7 +7115,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -7284,7 +7284,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -7324,7 +7324,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -7358,7 +7358,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -7401,7 +7401,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -8158,7 +8158,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -8196,7 +8196,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -8260,7 +8260,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -8526,7 +8526,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -8566,7 +8566,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -8598,7 +8598,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -8652,7 +8652,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -8686,7 +8686,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -8727,7 +8727,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the update applies only while the item is in the state that read saw (no sale, no other client since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
@@ -8781,7 +8781,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the item is deleted only while it is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
@@ -8836,7 +8836,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9081,7 +9081,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9124,7 +9124,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9159,7 +9159,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9200,7 +9200,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -9267,7 +9267,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9302,7 +9302,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9345,7 +9345,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9395,7 +9395,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9446,7 +9446,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -9617,7 +9617,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -9655,7 +9655,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -9844,7 +9844,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -9890,7 +9890,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -9922,7 +9922,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -9962,7 +9962,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10104,7 +10104,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10142,7 +10142,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -10206,7 +10206,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10238,7 +10238,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10276,7 +10276,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10323,7 +10323,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10355,7 +10355,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10395,7 +10395,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -10427,7 +10427,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -10470,7 +10470,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -12215,7 +12215,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -12253,7 +12253,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -12317,7 +12317,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -12349,7 +12349,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -12403,7 +12403,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -12437,7 +12437,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -12478,7 +12478,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the update applies only while the order is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
@@ -12532,7 +12532,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the order is deleted only while it is in the state that read saw (no payment booked, no channel change since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
@@ -12587,7 +12587,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -12622,7 +12622,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -12663,7 +12663,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -12730,7 +12730,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -12923,7 +12923,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -12963,7 +12963,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -12995,7 +12995,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13038,7 +13038,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13073,7 +13073,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13116,7 +13116,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13151,7 +13151,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -13209,7 +13209,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13244,7 +13244,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -13301,7 +13301,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13336,7 +13336,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13376,7 +13376,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13408,7 +13408,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13448,7 +13448,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13480,7 +13480,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13520,7 +13520,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13662,7 +13662,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13702,7 +13702,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13734,7 +13734,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13774,7 +13774,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13806,7 +13806,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13849,7 +13849,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -13884,7 +13884,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13924,7 +13924,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13956,7 +13956,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -13996,7 +13996,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14028,7 +14028,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14068,7 +14068,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14100,7 +14100,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14140,7 +14140,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14172,7 +14172,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14212,7 +14212,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14244,7 +14244,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14287,7 +14287,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14384,7 +14384,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14422,7 +14422,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -14486,7 +14486,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14518,7 +14518,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14568,7 +14568,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14603,7 +14603,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14641,7 +14641,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -14705,7 +14705,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -14737,7 +14737,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14778,7 +14778,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14827,7 +14827,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14948,7 +14948,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -14991,7 +14991,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -15026,7 +15026,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -15086,7 +15086,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -15123,7 +15123,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -15173,7 +15173,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -15208,7 +15208,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -15266,7 +15266,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -15535,7 +15535,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -15573,7 +15573,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -15647,7 +15647,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -15677,7 +15677,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -15742,7 +15742,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -16008,7 +16008,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -16048,7 +16048,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -16080,7 +16080,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -16120,7 +16120,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path?: never;
@@ -16152,7 +16152,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16200,7 +16200,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16249,7 +16249,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16284,7 +16284,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16335,7 +16335,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16371,7 +16371,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16422,7 +16422,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
         /**
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
@@ -16480,7 +16480,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16515,7 +16515,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16565,7 +16565,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16600,7 +16600,7 @@ export interface operations {
         portal_account_id?: number | string;
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
@@ -16650,7 +16650,7 @@ export interface operations {
         };
       };
       header?: {
-        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
       };
       path: {
