@@ -13,7 +13,7 @@ import { idempotencyHeader, maxKeyLength } from './idempotency/key';
 import { jsonSchemaOf, JsonSchema } from './json-schema';
 import { charsets } from './media';
 import { maxLimit } from './search/pagination';
-import type { FieldType, FilterField, Operator } from './search/types';
+import type { FieldType, FilterField, Operator, SearchSpec } from './search/types';
 
 type Schema = JsonSchema;
 type Operation = Record<string, unknown>;
@@ -202,11 +202,23 @@ const defaultOperators: Record<FieldType, Operator[]> = {
   bool: ['=', '!='],
 };
 
-/** Operator_filter_type of one field, or its bare value(s) meaning =. */
-function filterFieldSchema(field: FilterField): Schema {
+/**
+ * Operator_filter_type of one field, or its bare value(s) meaning =: one named schema per type and
+ * set of operators, referenced by every field of that kind (inline, the filters of order/ alone
+ * were 119 KB of the document, and the docs page resolves the whole document again whenever an
+ * operation is opened).
+ */
+function filterFieldSchema(schemas: Named, field: FilterField): Schema {
   const operators = field.operators ?? defaultOperators[field.type];
+  const name = `Filter_${field.type}_${operators.map((o) => operatorNames[o]).join('_')}`;
+  return schemas[name] ? ref(name) : named(schemas, name, operatorFilterSchema(field.type, operators));
+}
+
+const operatorNames: Record<Operator, string> = { '=': 'eq', '!=': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '~': 'like', '!~': 'unlike' };
+
+function operatorFilterSchema(type: FieldType, operators: Operator[]): Schema {
   // ~ and !~ compare text: their values are any text.
-  const value = operators.some((o) => o === '~' || o === '!~') ? { type: ['string', 'number'] } : filterValue[field.type];
+  const value = operators.some((o) => o === '~' || o === '!~') ? { type: ['string', 'number'] } : filterValue[type];
   const values = { anyOf: [value, { type: 'array', items: value, minItems: 1, maxItems: 200 }] };
   const operatorFilter = {
     type: 'object',
@@ -222,7 +234,7 @@ function filterFieldSchema(field: FilterField): Schema {
  * nests them or dotted in one key (filter[quantity.difference] and filter[quantity][difference]
  * are one field, lib/http/search/filter.ts); a key that names a field is that field.
  */
-function filterObjectSchema(filters: Record<string, FilterField>, prefix: string[] = []): Schema {
+function filterObjectSchema(schemas: Named, filters: Record<string, FilterField>, prefix: string[] = []): Schema {
   const properties: Record<string, Schema> = {};
   for (const name of Object.keys(filters)) {
     const parts = name.split('.');
@@ -233,15 +245,16 @@ function filterObjectSchema(filters: Record<string, FilterField>, prefix: string
       if (properties[key]) continue;
       const full = [...prefix, ...rest.slice(0, k)];
       const field = filters[full.join('.')];
-      properties[key] = field ? filterFieldSchema(field) : filterObjectSchema(filters, full);
+      properties[key] = field ? filterFieldSchema(schemas, field) : filterObjectSchema(schemas, filters, full);
     }
   }
   return { type: 'object', properties, additionalProperties: false };
 }
 
-/** A search's filter: one filter object or a list of them (OR), or empty. */
-function filterSchema(filters: Record<string, FilterField>): Schema {
-  const object = filterObjectSchema(filters);
+/** A search's filter: one filter object or a list of them (OR), or empty; the object named once. */
+function filterSchema(schemas: Named, path: string, search: SearchSpec<never>): Schema {
+  // Named by the path's search (its GET), which a DELETE by filter shares.
+  const object = named(schemas, `${operationId('GET', path)}_filter`, filterObjectSchema(schemas, search.filters as Record<string, FilterField>));
   return { anyOf: [object, { type: 'array', items: object }, { const: '' }] };
 }
 
@@ -272,7 +285,7 @@ const pathParameters = (path: string) =>
     schema: { type: 'string' },
   }));
 
-function parameters(e: Endpoint): unknown[] {
+function parameters(e: Endpoint, schemas: Named): unknown[] {
   const path = pathParameters(e.path);
   const query =
     e.method === 'POST'
@@ -295,6 +308,10 @@ function parameters(e: Endpoint): unknown[] {
             explode: true,
             description: 'The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).',
             schema: { type: ['string', 'array', 'object'] },
+            // The docs page fills "Try it out" with a parameter's example, else a sample built from
+            // its schema: for filter and pagination one that the server refuses (every filter field
+            // an empty list, min_id "string"). Empty: the first Execute reads the first page.
+            example: {},
           },
           ...(e.search
             ? [
@@ -305,13 +322,15 @@ function parameters(e: Endpoint): unknown[] {
                   explode: true,
                   description:
                     'Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.',
-                  schema: filterSchema(e.search.filters as Record<string, FilterField>),
+                  schema: filterSchema(schemas, e.path, e.search),
+                  example: e.search.example ?? {},
                 },
                 {
                   name: 'pagination',
                   in: 'query',
                   style: 'deepObject',
                   explode: true,
+                  example: { page: 1, limit: 20 },
                   schema: {
                     type: 'object',
                     additionalProperties: false,
@@ -350,9 +369,9 @@ const ifMatchParameter = (tag: string) => ({
   name: 'If-Match',
   in: 'header',
   required: false,
-  description: `Optional. A list of entity tags or *: ${tag}. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.`,
+  // No `example`: the docs page would send it with every Execute (a 412 on every record).
+  description: `Optional. A list of entity tags or *: ${tag}. A weak tag (W/) never matches. Without it the write applies to whatever state the record has. Example: "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9".`,
   schema: { type: 'string' },
-  example: '"9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"',
 });
 
 /** The header of an endpoint that creates or triggers (lib/http/idempotency/). */
@@ -361,11 +380,26 @@ const idempotencyParameter = {
   in: 'header',
   required: false,
   description:
-    'Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.',
+    'Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44.',
+  // No `example`: the docs page would send the same key with every Execute of every endpoint (422).
   schema: { type: 'string' },
-  example: '5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44',
   'x-syntax': { minLength: 1, maxLength: maxKeyLength, pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$', refused: '400 invalid_idempotency_key' },
 };
+
+/**
+ * A request body under its operation's name, or the name of an earlier operation that takes the
+ * same body (POST stock/ and POST stock/{stock_id}/: 160 KB each, the document's largest).
+ */
+function namedBody(schemas: Named, name: string, schema: Schema): Schema {
+  const text = JSON.stringify(schema);
+  const bodies = bodyNames.get(schemas) ?? new Map<string, string>();
+  bodyNames.set(schemas, bodies);
+  const same = bodies.get(text);
+  if (same) return ref(same);
+  bodies.set(text, name);
+  return named(schemas, name, schema);
+}
+const bodyNames = new WeakMap<Named, Map<string, string>>();
 
 /** The request body of a POST: the declared type and the framework's portal_account_id. */
 function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | undefined {
@@ -383,7 +417,7 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
   if (e.method === 'DELETE') {
     // DELETE takes its fields in the query or, when the query is empty, in a body.
     const fields = queryFields(e);
-    const filter = e.search ? { filter: filterSchema(e.search.filters as Record<string, FilterField>) } : {};
+    const filter = e.search ? { filter: filterSchema(schemas, e.path, e.search) } : {};
     const schema = named(schemas, `${operationId(e.method, e.path)}_request`, {
       type: 'object',
       properties: { ...Object.fromEntries(fields.map(([n, s]) => [n, s])), ...filter, portal_account_id: accountSchema },
@@ -393,15 +427,15 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
   }
   if (e.method !== 'POST') return undefined;
   const declared = e.body ? jsonSchemaOf(e.body, 'request') : { type: 'object', properties: {}, additionalProperties: false };
-  const schema = named(schemas, `${operationId(e.method, e.path)}_request`, {
+  const schema = namedBody(schemas, `${operationId(e.method, e.path)}_request`, {
     ...declared,
     properties: { ...(declared.properties as Record<string, Schema>), portal_account_id: accountSchema },
   });
   const required = ((declared.required as string[] | undefined) ?? []).length > 0;
   return {
     required,
-    description: 'JSON, XML under <request>, or a form; another or no Content-Type is read by its first character.',
-    content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } },
+    description: 'JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character.',
+    content: { ...content(schema, e.example), 'application/x-www-form-urlencoded': { schema } },
   };
 }
 
@@ -452,7 +486,7 @@ function operation(e: Endpoint, schemas: Named): Operation {
     summary: e.summary,
     tags: [e.path.split('/')[0]!.replace('.php', '')],
     security: e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : [],
-    parameters: parameters(e),
+    parameters: parameters(e, schemas),
     ...(body ? { requestBody: body } : {}),
     responses: { ...successResponses(e, schemas), ...errorResponses(e) },
     ...(e.changes ? { 'x-changes': e.changes } : {}),
@@ -602,7 +636,7 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
       title: 'Kontor API',
       version,
       description: [
-        'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML (the same fields under <response>, values as text).',
+        'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML (the same fields under `<response>`, values as text).',
         'Async requests answer 202 with a job_id and Location. Bulk requests answer 207 with one Multistatus_type per part.',
         "A method a path does not take answers 405 (Allow lists those it takes), after the token as the path's methods ask for it (401 without a valid one); a path that is not an endpoint answers 404 unknown_path; both with the error envelope.",
         "POST data is the body. Of a POST's query string only portal_account_id is read (it must agree with the body's); any other parameter is a 400 unknown_parameter.",

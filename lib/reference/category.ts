@@ -35,6 +35,7 @@ export const categorySearch: SearchSpec<CategoryRow> = {
   },
   type: categoryType,
   alwaysSelected: ['platform', 'id'],
+  example: { platform: globalCategoryPlatforms[0]! },
 };
 
 /**

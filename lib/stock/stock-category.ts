@@ -75,6 +75,7 @@ export const ownCategorySearch: SearchSpec<CategoryRow> = {
   },
   type: ownCategoryType,
   alwaysSelected: ['platform', 'id'],
+  example: { platform: ownCategoryPlatforms[0]! },
 };
 
 function requirePlatform(search: SearchRequest): void {

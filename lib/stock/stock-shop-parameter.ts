@@ -60,6 +60,7 @@ export const shopParameterSearch: SearchSpec<ShopParameterRow> = {
   key: { column: 'id', parse: (minId) => (/^\d{1,10}$/.test(minId) && Number(minId) <= 2147483647 ? Number(minId) : undefined), idOf: (row) => String(row.id) },
   type: shopParameterType.keys({ type: readOnly(Joi.string()), id: readOnly(Joi.number()) }),
   alwaysSelected: ['type', 'id'],
+  example: { type: shopParameterTypes[0] },
 };
 
 /** The rows of the seller a caller reaches: its grant's portal account, or all of them. */

@@ -17,6 +17,7 @@ const page = `<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Kontor API</title>
   <link rel="stylesheet" href="swagger-ui.css">
+  <link rel="stylesheet" href="kontor-docs.css">
   <link rel="icon" type="image/png" href="favicon-32x32.png">
 </head>
 <body>
@@ -40,6 +41,11 @@ const start = `window.onload = function () {
 };
 `;
 
+// Swagger UI gives a query parameter's JSON box the height of a request body's: select, filter and
+// pagination filled 700 pixels of an operation with three lines of text. Resizable as before.
+const style = `.swagger-ui .parameters-col_description textarea { min-height: 6.5em; height: 6.5em; }
+`;
+
 /**
  * {base_url}openapi.json (no token: the document is public) and the interactive page at
  * {base_url}docs/. The document is built once per version and address.
@@ -57,6 +63,7 @@ export function docsRouter(endpoints: Endpoint[]): express.Router {
   router.get('/docs', (req: Request, res: Response) => res.redirect(301, `${req.baseUrl}/docs/`));
   router.get('/docs/', docsPageHeaders, (_req: Request, res: Response) => res.type('html').send(page));
   router.get('/docs/kontor-docs.js', (_req: Request, res: Response) => res.type('js').send(start));
+  router.get('/docs/kontor-docs.css', (_req: Request, res: Response) => res.type('css').send(style));
   router.use('/docs', docsPageHeaders, express.static(swaggerUi, { index: false }));
   return router;
 }

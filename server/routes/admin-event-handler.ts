@@ -40,6 +40,13 @@ export const adminEventHandlerEndpoints = [
     summary: 'Create a handler; a notification handler answers its signing_secret too (HMAC-SHA256 key of its deliveries).',
     scope: 'admin_w',
     body: Joi.object({ event_handler: eventHandlerInput.required() }),
+    example: {
+      event_handler: {
+        type: { id: 'paid' },
+        section: 'order',
+        action: { id: 'notification', required: { url: 'https://erp.example.com/kontor/paid', format: 'post', target_name: 'ERP' } },
+      },
+    },
     response: ['event_handler_id', 'signing_secret'],
     async handle({ caller, body }) {
       const row = await createEventHandler(caller, body.event_handler);

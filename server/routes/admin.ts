@@ -20,6 +20,7 @@ export const adminEndpoints = [
       "Change account settings (free client settings): the keys sent replace the stored ones, each key its writer's: a client changes its own keys and new ones, not another client's (nor reads them) nor the seller's (settings.invoice, the seller on its invoices, among them), which it may send back unchanged; settings holds at most 65536 bytes as JSON.",
     scope: 'admin_w',
     body: Joi.object({ user: userType.required() }),
+    example: { user: { settings: { erp_last_sync: '2026-11-29T10:00:00Z' } } },
     response: [],
     async handle({ caller, body }) {
       await updateUser(caller, body.user);

@@ -20,6 +20,7 @@ export const bankEndpoints = [
     summary: 'Create a transfer; assigned to an order its subject names (is_order_paid 1). HTTP 302 with the existing bank_id when it exists.',
     scope: 'bank_w',
     body: Joi.object({ bank: bankCreateType.required() }),
+    example: { bank: { transfer_date: '2026-11-02', sender: 'Erika Mustermann', subject: 'Thank you for the mugs', amount: '25.00' } },
     response: ['bank_id', 'is_order_paid'],
     answers: { 302: 'The transfer exists already: its bank_id.' },
     async handle({ caller, body }) {

@@ -45,6 +45,15 @@ export const orderEndpoints = [
     summary: 'Create an order; the history may be passed and is written immediately.',
     scope: 'order_w',
     body: Joi.object({ order: orderCreateType().required() }),
+    example: {
+      order: {
+        customer: {
+          email: 'erika@example.com',
+          address: { name: 'Erika Mustermann', street: 'Hauptstraße 1', zip: '10115', city: 'Berlin', country_iso2: 'DE' },
+        },
+        line: [{ id: 1, name: 'Enamel mug', quantity: 2, price: '12.50', tax: '19' }],
+      },
+    },
     response: ['order_id'],
     handle: async ({ caller, body }) => created({ order_id: await createOrder(caller, body.order) }),
   }),
@@ -57,6 +66,12 @@ export const orderEndpoints = [
     summary: 'Create (without id) or update (with id) up to 200 orders, each on its own; HTTP 207.',
     scope: 'order_w',
     body: Joi.object({ order: list(Joi.any()).min(1).max(maxOrderListItems).required() }),
+    example: {
+      order: [
+        { customer: { email: 'erika@example.com' }, line: [{ id: 1, name: 'Enamel mug', quantity: 1, price: '12.50' }] },
+        { customer: { email: 'max@example.com' }, line: [{ id: 1, name: 'Tea towel', quantity: 3, price: '4.90' }] },
+      ],
+    },
     bulk: { field: 'order' },
     response: ['response'],
     handle: async ({ caller, body }) => multiStatus(await writeOrderList(caller, body.order)),
@@ -86,6 +101,7 @@ export const orderEndpoints = [
     scope: 'order_w',
     params: orderIdParams,
     body: Joi.object({ order: orderType().required() }),
+    example: { order: { status: { is_packed: true } } },
     conditional:
       'the ETag of GET order/{order_id}/ (any select or format): the update applies only while the order is in the state that read saw; otherwise 412 record_changed and nothing changes',
     response: ['order_id'],
@@ -133,6 +149,7 @@ export const orderEndpoints = [
     scope: 'order_w',
     params: orderIdParams,
     body: Joi.object({ text: Joi.string().trim().min(1).max(10000).required() }),
+    example: { text: 'Called the buyer: the parcel goes out tomorrow.' },
     response: [],
     async handle({ caller, params, body }) {
       await appendHistory(caller, params.order_id, body.text);

@@ -20,7 +20,7 @@ export const portalAccountConnectEndpoints = [
     method: 'POST',
     path: 'admin/portal_account/{portal_account_id}/consent/',
     summary:
-      "The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent), amazon_sp (Seller Central's authorization) or shopify (the store installs Kontor's Shopify app). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. shop_domain (shopify only): the store's <name>.myshopify.com domain, default the one the account was connected to.",
+      "The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent), amazon_sp (Seller Central's authorization) or shopify (the store installs Kontor's Shopify app). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. shop_domain (shopify only): the store's `<name>.myshopify.com` domain, default the one the account was connected to.",
     scope: 'admin_w',
     params: Joi.object({ portal_account_id: portalAccountRef() }),
     body: Joi.object({

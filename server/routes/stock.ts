@@ -64,6 +64,7 @@ export const stockEndpoints = [
     summary: 'Create a stock item; answers its stock_id and the lister ids written.',
     scope: 'stock_w',
     body: Joi.object({ stock: stockType().required() }),
+    example: { stock: { name: 'Enamel mug', quantity: 10, price: '12.50', tax: '19' } },
     response: ['stock_id', 'lister_id'],
     async handle({ caller, body, request }) {
       const result = await createStockItem(caller, body.stock, request.warnings);
@@ -93,6 +94,12 @@ export const stockEndpoints = [
     scope: 'stock_w',
     // Each item is validated on its own (a bad item must not fail the others).
     body: Joi.object({ stock: list(Joi.any()).min(1).max(maxListItems).required() }),
+    example: {
+      stock: [
+        { name: 'Enamel mug, blue', quantity: 10, price: '12.50' },
+        { name: 'Enamel mug, red', quantity: 4, price: '12.50' },
+      ],
+    },
     bulk: { field: 'stock' },
     response: ['response'],
     async handle({ caller, body, request }) {
@@ -124,6 +131,7 @@ export const stockEndpoints = [
     scope: 'stock_w',
     params: stockParams,
     body: Joi.object({ stock: stockType().required() }),
+    example: { stock: { quantity: 12 } },
     conditional:
       'the ETag of GET stock/{stock_id}/ (any select or format): the update applies only while the item is in the state that read saw (no sale, no other client since); otherwise 412 record_changed and nothing changes',
     response: ['stock_id', 'lister_id'],
@@ -183,6 +191,7 @@ export const stockEndpoints = [
     scope: 'stock_w',
     params: stockParams,
     body: Joi.object({ description: stockDescriptionType.required() }),
+    example: { description: { language_iso2: 'DE', short: 'Emaillebecher', long: '<p>Emaillebecher, 300 ml.</p>' } },
     response: ['description_id'],
     async handle({ caller, params, body }) {
       const id = await createDescription(caller, params.stock_id, body.description);
@@ -209,6 +218,7 @@ export const stockEndpoints = [
     scope: 'stock_w',
     params: descriptionParams,
     body: Joi.object({ description: stockDescriptionType.required() }),
+    example: { description: { short: 'Emaillebecher, blau' } },
     response: ['description_id'],
     async handle({ caller, params, body }) {
       await updateDescription(caller, params.stock_id, params.description_id, body.description);
@@ -249,6 +259,7 @@ export const stockEndpoints = [
     summary: 'Create own categories (one or a list); an existing platform/portal account/id is renamed or moved.',
     scope: 'stock_w',
     body: ownCategoryBody,
+    example: { category: [{ platform: 'shop_g', id: '1', name: 'Kitchen' }] },
     response: [],
     async handle({ caller, body }) {
       const result = await saveOwnCategories(caller, caller.portalAccountId, body.category);
@@ -298,6 +309,7 @@ export const stockEndpoints = [
     summary: "Create (no id) or update (id) a shop parameter of a portal account (default: the request's).",
     scope: 'stock_w',
     body: Joi.object({ shop_parameter: shopParameterType.required() }),
+    example: { shop_parameter: { type: 'tax_class', name: 'standard', additional: '19' } },
     response: ['shop_parameter_id'],
     async handle({ caller, body }) {
       const result = await saveShopParameter(caller, caller.portalAccountId, body.shop_parameter);

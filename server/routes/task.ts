@@ -26,6 +26,7 @@ export const taskEndpoints = [
     summary: 'Create a task (201), or with task.id update (complete) it.',
     scope: 'task_w',
     body: Joi.object({ task: taskInput.required() }),
+    example: { task: { title: 'Photograph the new arrivals' } },
     response: ['task_id'],
     async handle({ caller, body }) {
       const saved = await saveTask(caller, body.task);
@@ -40,6 +41,7 @@ export const taskEndpoints = [
     scope: 'task_w',
     params: taskId,
     body: Joi.object({ task: taskInput.required() }),
+    example: { task: { is_completed: true } },
     response: ['task_id'],
     async handle({ caller, params, body }) {
       if (body.task.id !== undefined && body.task.id !== params.task_id) throw invalidField('task.id', 'task.id differs from the task_id of the path');

@@ -44,6 +44,8 @@ export const tokenEndpoints = [
       // RFC 6749 3.2: "The authorization server MUST ignore unrecognized request parameters"
       // (libraries add their own, e.g. audience or resource).
     }).unknown(true),
+    // The docs page's Authorize button does the same with Basic; here login and password go in the body.
+    example: { grant_type: 'client_credentials', username: 'your-login', password: 'your-password' },
     response: ['access_token', 'token_type', 'expires', 'expires_in', 'scope', 'refresh_token'],
     async handle({ request, body }) {
       // RFC 6749 2.3.1: Basic (as sent, then form-decoded) or the body, not both.

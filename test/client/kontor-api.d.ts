@@ -1004,7 +1004,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent), amazon_sp (Seller Central's authorization) or shopify (the store installs Kontor's Shopify app). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. shop_domain (shopify only): the store's <name>.myshopify.com domain, default the one the account was connected to. */
+    /** The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent), amazon_sp (Seller Central's authorization) or shopify (the store installs Kontor's Shopify app). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. shop_domain (shopify only): the store's `<name>.myshopify.com` domain, default the one the account was connected to. */
     post: operations['post_admin_portal_account_portal_account_id_consent'];
     delete?: never;
     /** What the methods of this path take and answer, and the versions. */
@@ -1273,6 +1273,37 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       currency?: unknown;
     };
+    Filter_string_eq_ne_like_unlike:
+      | ((string | number) | (string | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '~' | '!~' | '';
+          value: (string | number) | (string | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '~' | '!~' | '';
+          value: (string | number) | (string | number)[];
+        }[];
+    Filter_bool_eq_ne:
+      | ((string | boolean | number) | (string | boolean | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '';
+          value: (string | boolean | number) | (string | boolean | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '';
+          value: (string | boolean | number) | (string | boolean | number)[];
+        }[];
+    get_system_country_filter: {
+      iso2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      iso3?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      is_europe?: components['schemas']['Filter_bool_eq_ne'];
+      is_eu?: components['schemas']['Filter_bool_eq_ne'];
+    };
     country_read: {
       id?: string | null;
       iso3?: string | null;
@@ -1297,6 +1328,103 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       country?: components['schemas']['country_read'];
+    };
+    Filter_integer_eq_ne_lt_le_gt_ge:
+      | ((string | number) | (string | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: (string | number) | (string | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: (string | number) | (string | number)[];
+        }[];
+    Filter_decimal_eq_ne_lt_le_gt_ge:
+      | ((string | number) | (string | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: (string | number) | (string | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: (string | number) | (string | number)[];
+        }[];
+    Filter_string_eq_ne:
+      | ((string | number) | (string | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '';
+          value: (string | number) | (string | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '';
+          value: (string | number) | (string | number)[];
+        }[];
+    Filter_integer_eq_ne:
+      | ((string | number) | (string | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '';
+          value: (string | number) | (string | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '';
+          value: (string | number) | (string | number)[];
+        }[];
+    Filter_datetime_eq_ne_lt_le_gt_ge:
+      | (string | string[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: string | string[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: string | string[];
+        }[];
+    get_stock_filter: {
+      id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      sku?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      barcode?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      mpn?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      manufacturer?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      folder?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      price?: components['schemas']['Filter_decimal_eq_ne_lt_le_gt_ge'];
+      condition_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      quantity?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      quantity_available?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      variation?: {
+        type?: components['schemas']['Filter_string_eq_ne'];
+        parent?: components['schemas']['Filter_integer_eq_ne'];
+      };
+      'variation.type'?: components['schemas']['Filter_string_eq_ne'];
+      'variation.parent'?: components['schemas']['Filter_integer_eq_ne'];
+      set?: {
+        type?: components['schemas']['Filter_string_eq_ne'];
+      };
+      'set.type'?: components['schemas']['Filter_string_eq_ne'];
+      modified_date?: components['schemas']['Filter_datetime_eq_ne_lt_le_gt_ge'];
+      created_date?: components['schemas']['Filter_datetime_eq_ne_lt_le_gt_ge'];
+      market_d?: {
+        sku?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        is_active?: components['schemas']['Filter_bool_eq_ne'];
+        is_fba?: components['schemas']['Filter_bool_eq_ne'];
+        market?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      };
+      'market_d.sku'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'market_d.is_active'?: components['schemas']['Filter_bool_eq_ne'];
+      'market_d.is_fba'?: components['schemas']['Filter_bool_eq_ne'];
+      'market_d.market'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'market_d.id'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
     };
     stock_read: {
       id?: (string | null) | (number | string | null) | null;
@@ -3529,6 +3657,19 @@ export interface components {
       stock_id?: unknown;
       lister_id?: unknown;
     };
+    get_stock_history_filter: {
+      internal_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      stock_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      movement_date?: components['schemas']['Filter_datetime_eq_ne_lt_le_gt_ge'];
+      person_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      order_id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      title?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      is_error?: components['schemas']['Filter_bool_eq_ne'];
+      quantity?: {
+        difference?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      };
+      'quantity.difference'?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+    };
     stock_history_read: {
       internal_id?: number | string | null;
       person_id?: number | string | null;
@@ -3568,1533 +3709,6 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       stock?: components['schemas']['stock_read'];
     };
-    post_stock_stock_id_request: {
-      stock: {
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly id?: unknown;
-        name?: string | '';
-        sku?: (string | null) | '';
-        barcode?: (string | null) | '';
-        infos?: (string | null) | '';
-        price?: ((number | string) | (string & unknown)) | null;
-        tax?: ((number | string) | (string & unknown)) | null;
-        weight?: ((number | string) | (string & unknown)) | null;
-        size?: ((string & unknown) | null) | '' | string;
-        condition_id?: (number | string) | null;
-        manufacturer?: (string | null) | '';
-        mpn?: (string | null) | '';
-        folder?: string | '';
-        rrp?: ((number | string) | (string & unknown)) | null;
-        quantity?: number | string;
-        quantity_auction_a?: number | string;
-        quantity_ordered?: (number | string) | null;
-        quantity_alert?: (number | string) | null;
-        quantity_min?: (number | string) | null;
-        quantity_reserved?: number | string;
-        quantity_reserved_2?: number | string;
-        quantity_ordered_date?: ((string & unknown) | null) | '' | string;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly quantity_available?: unknown;
-        picture?: {
-          small?: (string | null) | '';
-          large?: (string | null) | '';
-          id?: ((string | '')[] | ((string | '') & unknown)) | null;
-          delete_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-          is_upload_to_drive?: (boolean | string | (1 | 0)) | null;
-        };
-        location?: {
-          area?: (string | null) | '';
-          field?: (string | null) | '';
-          is_fullfilment?: (boolean | string | (1 | 0)) | null;
-        };
-        supplier?: {
-          id?: (string | null) | '';
-          sku?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-        };
-        shipping?: {
-          group_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-          infos?: (string | null) | '';
-        };
-        content?: {
-          quantity?: (number | string) | null;
-          type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
-          basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
-        };
-        variation?: {
-          /** @enum {unknown} */
-          type?: 'main' | 'sub' | 'none';
-          sub?:
-            | {
-                id?: (number | string) | string;
-                create_quantity?: number | string;
-                specifics?: {
-                  name_value?:
-                    | {
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      }[]
-                    | ({
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      } & unknown);
-                };
-              }[]
-            | ({
-                id?: (number | string) | string;
-                create_quantity?: number | string;
-                specifics?: {
-                  name_value?:
-                    | {
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      }[]
-                    | ({
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      } & unknown);
-                };
-              } & unknown);
-          specifics_set?: {
-            name_value?:
-              | {
-                  name: string | '';
-                  value: (string | '')[] | ((string | '') & unknown);
-                }[]
-              | ({
-                  name: string | '';
-                  value: (string | '')[] | ((string | '') & unknown);
-                } & unknown);
-          };
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly specifics?: unknown;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly parent?: unknown;
-        };
-        cross_selling?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          is_quantity_split?: (boolean | string | (1 | 0)) | null;
-          id?: ((string | '')[] | ((string | '') & unknown)) | null;
-          folder?: ((string | '')[] | ((string | '') & unknown)) | null;
-          description_id?: {
-            national?: (number | string) | null;
-            international?: (number | string) | null;
-          } | null;
-        };
-        freetext?:
-          | {
-              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: (string | null) | '';
-            }[]
-          | ({
-              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: (string | null) | '';
-            } & unknown);
-        cia?: {
-          auction_a?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          auction_b?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          market_c?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          market_d?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-          } | null;
-          market_e?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          market_f?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          shop_g?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          webshop?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          event?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-            target?: (((string | '') | (number | string))[] | (((string | '') | (number | string)) & unknown)) | null;
-          } | null;
-        };
-        set?: {
-          type?: string[] | (string & unknown);
-          sub?:
-            | {
-                id: (number | string) | string;
-                quantity: number | string;
-              }[]
-            | ({
-                id: (number | string) | string;
-                quantity: number | string;
-              } & unknown);
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly main?: unknown;
-        };
-        market_e?: {
-          quantity?: (number | string) | null;
-          comment?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          location?: (string | null) | '';
-          price_min?: (string | null) | '';
-          delivery_time?: ((string & unknown) | null) | '' | string;
-          ean?: ((string & unknown) | null) | '' | string;
-          category_id?: (string | null) | '';
-          description_id?: (number | string) | null;
-          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-          characteristics?: {
-            data?: (unknown[] | Record<string, never>)[];
-          } | null;
-          name?: (string | null) | '';
-          shipping_group_id?: (string | null) | '';
-        };
-        market_d?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          sku?: (string | null) | '';
-          market?: (string | null) | '';
-          delivery_time?: (number | string) | null;
-          id_type?: ('ASIN' | 'ISBN' | 'UPC' | 'EAN' | '') | null;
-          prime_template?: (string | null) | '';
-          availibility_date?: ((string & unknown) | null) | '' | string;
-          category_id?: (string | null) | '';
-          quantity?: ((number | string) | (string | '')) | null;
-          price?: ((number | string) | (string & unknown)) | null;
-          currency_prices?:
-            | (
-                | {
-                    currency_id: string & unknown;
-                    price: (number | string) | (string & unknown);
-                  }[]
-                | ({
-                    currency_id: string & unknown;
-                    price: (number | string) | (string & unknown);
-                  } & unknown)
-              )
-            | null;
-          id?: (string | null) | '';
-          comment?: (string | null) | '';
-          is_fba?: (boolean | string | (1 | 0)) | null;
-        };
-        shop_h?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          ean?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          delivery_time?: (string | null) | '';
-          tax?: (string | null) | '';
-        };
-        webshop?:
-          | {
-              shop_id: string & unknown;
-              is_lead?: (boolean | string | (1 | 0)) | null;
-              name?: (string | null) | '';
-              sku?: (string | null) | '';
-              ean?: (string | null) | '';
-              mpn?: (string | null) | '';
-              category?: ((string | '')[] | ((string | '') & unknown)) | null;
-              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-              template_id?: (number | string) | null;
-              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-              price?:
-                | (
-                    | {
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      }[]
-                    | ({
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      } & unknown)
-                  )
-                | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              is_deposit_net?: (boolean | string | (1 | 0)) | null;
-              tax_class_id?: (string | null) | '';
-              weight?: ((number | string) | (string & unknown)) | null;
-              delivery_time?: (number | string) | null;
-              sold?: {
-                delivery_time?: (number | string) | null;
-                is_delivery_time?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              restock_date?: ((string & unknown) | null) | '' | string;
-              condition_id?: (number | string) | null;
-              is_adult?: (0 | 1 | 2) | null;
-              availability_date?: ((string & unknown) | null) | '' | string;
-              sortorder?: (number | string) | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              is_digital?: (boolean | string | (1 | 0)) | null;
-              is_massarticle?: (boolean | string | (1 | 0)) | null;
-              special?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
-                date?: {
-                  from?: ((string & unknown) | null) | '' | string;
-                  to?: ((string & unknown) | null) | '' | string;
-                } | null;
-                quantity?: (number | string) | null;
-              } | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-            }[]
-          | ({
-              shop_id: string & unknown;
-              is_lead?: (boolean | string | (1 | 0)) | null;
-              name?: (string | null) | '';
-              sku?: (string | null) | '';
-              ean?: (string | null) | '';
-              mpn?: (string | null) | '';
-              category?: ((string | '')[] | ((string | '') & unknown)) | null;
-              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-              template_id?: (number | string) | null;
-              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-              price?:
-                | (
-                    | {
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      }[]
-                    | ({
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      } & unknown)
-                  )
-                | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              is_deposit_net?: (boolean | string | (1 | 0)) | null;
-              tax_class_id?: (string | null) | '';
-              weight?: ((number | string) | (string & unknown)) | null;
-              delivery_time?: (number | string) | null;
-              sold?: {
-                delivery_time?: (number | string) | null;
-                is_delivery_time?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              restock_date?: ((string & unknown) | null) | '' | string;
-              condition_id?: (number | string) | null;
-              is_adult?: (0 | 1 | 2) | null;
-              availability_date?: ((string & unknown) | null) | '' | string;
-              sortorder?: (number | string) | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              is_digital?: (boolean | string | (1 | 0)) | null;
-              is_massarticle?: (boolean | string | (1 | 0)) | null;
-              special?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
-                date?: {
-                  from?: ((string & unknown) | null) | '' | string;
-                  to?: ((string & unknown) | null) | '' | string;
-                } | null;
-                quantity?: (number | string) | null;
-              } | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-            } & unknown);
-        market_f?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          ean?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          description_id?: (number | string) | null;
-        };
-        market_i?: {
-          name?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          description_id?: (number | string) | null;
-          manufacturer?: (string | null) | '';
-          tax_id?: (1 | 2 | 3 | 4 | 10 | 11 | 12) | null;
-          ean?: (string | null) | '';
-          mpn?: (string | null) | '';
-          reduced_price?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          delivery_time?: (0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60) | null;
-          category_id?: (string | null) | '';
-          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-          characteristics?: {
-            data?: (unknown[] | Record<string, never>)[];
-          } | null;
-        };
-        shop_g?: {
-          append_path?: (string | null) | '';
-          class?: {
-            id?: (string | null) | '';
-            portal_account_id?: (number | string) | null;
-          } | null;
-          tax_class?: (string | null) | '';
-          is_new?: (boolean | string | (1 | 0)) | null;
-          is_daily_price?: (boolean | string | (1 | 0)) | null;
-          newness_date?: ((string & unknown) | null) | '' | string;
-          price_quantity?: (number | string) | null;
-          min_order_quantity?: ((number | string) | (string & unknown)) | null;
-          order_quantity_interval?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          quantity_alert?: (number | string) | null;
-          delivery_time?: (number | string) | null;
-          is_available?: (boolean | string | (1 | 0)) | null;
-          availability_date?: ((string & unknown) | null) | '' | string;
-          expiry_date?: ((string & unknown) | null) | '' | string;
-          is_download_product?: (boolean | string | (1 | 0)) | null;
-          is_default?: (boolean | string | (1 | 0)) | null;
-          price?: ((number | string) | (string & unknown)) | null;
-          rrp?: ((number | string) | (string & unknown)) | null;
-          deposit_price?: ((number | string) | (string & unknown)) | null;
-          eco_participation_price?: ((number | string) | (string & unknown)) | null;
-          eco_participation_category_id?: (number | string) | null;
-          ean?: (string | null) | '';
-          description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-          category?:
-            | (
-                | {
-                    id: string | (number | string);
-                    portal_account_id?: (number | string) | null;
-                  }[]
-                | ({
-                    id: string | (number | string);
-                    portal_account_id?: (number | string) | null;
-                  } & unknown)
-              )
-            | null;
-          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-          currency_id?: (number | string) | null;
-          characteristics?: {
-            data?: (unknown[] | Record<string, never>)[];
-          } | null;
-        };
-        auction_a?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: ('1' | '9' | '7' | '22') | null;
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        )[]
-                      | ((
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_border?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?:
-                  | (
-                      | (
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        )[]
-                      | ((
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                preparation_time?: (number | string) | null;
-                is_express?: (boolean | string | (1 | 0)) | null;
-                discount_profile_id?: {
-                  national?: (number | string) | null;
-                  international?: (number | string) | null;
-                } | null;
-                is_national_active?: (boolean | string | (1 | 0)) | null;
-                is_international_active?: (boolean | string | (1 | 0)) | null;
-                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              start?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                gallery?: {
-                  url?: (string | null) | '';
-                  url_id?: (number | string) | null;
-                  type_id?: (0 | 1 | 2 | 3) | null;
-                } | null;
-                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
-                variation_name?: (string | null) | '';
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: ('1' | '9' | '7' | '22') | null;
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        )[]
-                      | ((
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_border?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?:
-                  | (
-                      | (
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        )[]
-                      | ((
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                preparation_time?: (number | string) | null;
-                is_express?: (boolean | string | (1 | 0)) | null;
-                discount_profile_id?: {
-                  national?: (number | string) | null;
-                  international?: (number | string) | null;
-                } | null;
-                is_national_active?: (boolean | string | (1 | 0)) | null;
-                is_international_active?: (boolean | string | (1 | 0)) | null;
-                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              start?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                gallery?: {
-                  url?: (string | null) | '';
-                  url_id?: (number | string) | null;
-                  type_id?: (0 | 1 | 2 | 3) | null;
-                } | null;
-                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
-                variation_name?: (string | null) | '';
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-            } & unknown);
-        auction_b?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: (string | null) | '';
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              rrp?: (number | string) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        )[]
-                      | ((
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
-                is_no_ads?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                discount?: ((number | string) | (string & unknown)) | null;
-                from?: (number | string) | null;
-                to?: (number | string) | null;
-              } | null;
-              start?: (string | null) | '';
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              shop_category_3_id?: (string | null) | '';
-              is_auto_renew?: (boolean | string | (1 | 0)) | null;
-              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
-              shop?: {
-                short_description?: (string | null) | '';
-                sold_out?: ('hide' | 'display' | 'endless') | null;
-                homepage_id?: (0 | 1 | 2) | null;
-                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-                is_auction?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              fsk?: (0 | 6 | 12 | 16 | 18) | null;
-              usk?: (0 | 6 | 12 | 16 | 18) | null;
-              mpn?: (string | null) | '';
-              manufacturer?: (string | null) | '';
-              is_no_id?: (boolean | string | (1 | 0)) | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: (string | null) | '';
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              rrp?: (number | string) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        )[]
-                      | ((
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
-                is_no_ads?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                discount?: ((number | string) | (string & unknown)) | null;
-                from?: (number | string) | null;
-                to?: (number | string) | null;
-              } | null;
-              start?: (string | null) | '';
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              shop_category_3_id?: (string | null) | '';
-              is_auto_renew?: (boolean | string | (1 | 0)) | null;
-              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
-              shop?: {
-                short_description?: (string | null) | '';
-                sold_out?: ('hide' | 'display' | 'endless') | null;
-                homepage_id?: (0 | 1 | 2) | null;
-                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-                is_auction?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              fsk?: (0 | 6 | 12 | 16 | 18) | null;
-              usk?: (0 | 6 | 12 | 16 | 18) | null;
-              mpn?: (string | null) | '';
-              manufacturer?: (string | null) | '';
-              is_no_id?: (boolean | string | (1 | 0)) | null;
-            } & unknown);
-        market_c?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              description?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-              category_3_id?: (string | null) | '';
-              short_description?: (string | null) | '';
-              cross_selling?: (string | null) | '';
-              discount_id?: (string | null) | '';
-              variation_id?: (string | null) | '';
-              is_line_feed?: (boolean | string | (1 | 0)) | null;
-              is_basic_price?: (boolean | string | (1 | 0)) | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              is_delete?: (boolean | string | (1 | 0)) | null;
-              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
-              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              description?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-              category_3_id?: (string | null) | '';
-              short_description?: (string | null) | '';
-              cross_selling?: (string | null) | '';
-              discount_id?: (string | null) | '';
-              variation_id?: (string | null) | '';
-              is_line_feed?: (boolean | string | (1 | 0)) | null;
-              is_basic_price?: (boolean | string | (1 | 0)) | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              is_delete?: (boolean | string | (1 | 0)) | null;
-              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
-              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
-            } & unknown);
-        shop?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              name?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              name?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-            } & unknown);
-        app?:
-          | {
-              client_id: string | '';
-            }[]
-          | ({
-              client_id: string | '';
-            } & unknown);
-        customs?:
-          | {
-              client_id: string | '';
-              description?: (string | null) | '';
-              hs_code?: (string | null) | '';
-              origin_country_iso2?: (string | null) | '';
-            }[]
-          | ({
-              client_id: string | '';
-              description?: (string | null) | '';
-              hs_code?: (string | null) | '';
-              origin_country_iso2?: (string | null) | '';
-            } & unknown);
-        class?: (string | null) | '';
-      };
-      /** @description The portal account the request acts for (an id or "default"). */
-      portal_account_id?: number | string;
-    };
     post_stock_stock_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -5110,6 +3724,18 @@ export interface components {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
+    };
+    get_stock_stock_id_history_filter: {
+      internal_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      movement_date?: components['schemas']['Filter_datetime_eq_ne_lt_le_gt_ge'];
+      person_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      order_id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      title?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      is_error?: components['schemas']['Filter_bool_eq_ne'];
+      quantity?: {
+        difference?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      };
+      'quantity.difference'?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
     };
     get_stock_stock_id_history_answer: {
       /** @enum {unknown} */
@@ -5153,22 +3779,6 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       description?: unknown;
     };
-    post_stock_stock_id_description_description_id_request: {
-      description: {
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly id?: unknown;
-        name?: string | '';
-        icon_id?: string | '';
-        language_iso2?: (string & unknown) | '' | string;
-        long?: string | '';
-        short?: string | '';
-        alternative_title?: string | '';
-        meta_keywords?: string | '';
-        meta_description?: string | '';
-      };
-      /** @description The portal account the request acts for (an id or "default"). */
-      portal_account_id?: number | string;
-    };
     post_stock_stock_id_description_description_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -5183,6 +3793,25 @@ export interface components {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
+    };
+    Filter_string_eq:
+      | ((string | number) | (string | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '';
+          value: (string | number) | (string | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '';
+          value: (string | number) | (string | number)[];
+        }[];
+    get_stock_category_filter: {
+      platform?: components['schemas']['Filter_string_eq'];
+      id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      parent_id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      portal_account_id?: components['schemas']['Filter_integer_eq_ne'];
     };
     category_read: {
       platform?: string | null;
@@ -5226,132 +3855,7 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
     };
     delete_stock_category_request: {
-      filter?:
-        | {
-            platform?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            id?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            parent_id?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            name?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            portal_account_id?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-          }
-        | {
-            platform?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            id?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            parent_id?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            name?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '~' | '!~' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-            portal_account_id?:
-              | ((string | number) | (string | number)[])
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '';
-                  value: (string | number) | (string | number)[];
-                }
-              | {
-                  /** @enum {unknown} */
-                  operator?: '=' | '!=' | '';
-                  value: (string | number) | (string | number)[];
-                }[];
-          }[]
-        | '';
+      filter?: components['schemas']['get_stock_category_filter'] | components['schemas']['get_stock_category_filter'][] | '';
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
@@ -5367,6 +3871,12 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       folder?: unknown;
+    };
+    get_stock_shop_parameter_filter: {
+      type?: components['schemas']['Filter_string_eq'];
+      id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      portal_account_id?: components['schemas']['Filter_integer_eq_ne'];
     };
     shop_parameter_read: {
       portal_account_id?: number | string | null;
@@ -5442,6 +3952,98 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       portal_account?: unknown;
+    };
+    Filter_date_eq_ne_lt_le_gt_ge:
+      | (string | string[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: string | string[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+          value: string | string[];
+        }[];
+    get_order_filter: {
+      id?: components['schemas']['Filter_string_eq'];
+      invoice_number?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      transaction_id?: components['schemas']['Filter_string_eq_ne'];
+      customer?: {
+        id?: components['schemas']['Filter_string_eq_ne'];
+        username?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        email?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        address?: {
+          name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          name_2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          street?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          street_2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          zip?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          city?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          province?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          country?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+          country_iso2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        };
+        'address.name'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.name_2'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.street'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.street_2'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.zip'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.city'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.province'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.country'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        'address.country_iso2'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      };
+      'customer.id'?: components['schemas']['Filter_string_eq_ne'];
+      'customer.username'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.email'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address'?: {
+        name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        name_2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        street?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        street_2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        zip?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        city?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        province?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        country?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+        country_iso2?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      };
+      'customer.address.name'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.name_2'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.street'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.street_2'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.zip'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.city'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.province'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.country'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      'customer.address.country_iso2'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      status?: {
+        is_initial_contact?: components['schemas']['Filter_bool_eq_ne'];
+        is_checkout?: components['schemas']['Filter_bool_eq_ne'];
+        is_paid?: components['schemas']['Filter_bool_eq_ne'];
+        is_packed?: components['schemas']['Filter_bool_eq_ne'];
+        is_shipped?: components['schemas']['Filter_bool_eq_ne'];
+        is_arrived?: components['schemas']['Filter_bool_eq_ne'];
+        is_cancelled?: components['schemas']['Filter_bool_eq_ne'];
+        is_parked?: components['schemas']['Filter_bool_eq_ne'];
+        paid_date?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+        packed_date?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+        shipped_date?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+        arrived_date?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+      };
+      'status.is_initial_contact'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_checkout'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_paid'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_packed'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_shipped'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_arrived'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_cancelled'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.is_parked'?: components['schemas']['Filter_bool_eq_ne'];
+      'status.paid_date'?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+      'status.packed_date'?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+      'status.shipped_date'?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
+      number?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      'status.arrived_date'?: components['schemas']['Filter_date_eq_ne_lt_le_gt_ge'];
     };
     order_read: {
       id?: string | null;
@@ -5895,6 +4497,14 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
     };
+    get_admin_customer_filter: {
+      id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      internal_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      email?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      date?: components['schemas']['Filter_datetime_eq_ne_lt_le_gt_ge'];
+      group_id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+    };
     customer_read: {
       id?: unknown;
       internal_id?: number | string | null;
@@ -6045,6 +4655,12 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       icon_id?: unknown;
     };
+    get_system_stock_category_filter: {
+      platform?: components['schemas']['Filter_string_eq'];
+      id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      parent_id?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+      name?: components['schemas']['Filter_string_eq_ne_like_unlike'];
+    };
     get_system_stock_category_category_read: {
       platform?: string | null;
       id?: string | null;
@@ -6107,6 +4723,10 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       shipping_group?: unknown;
     };
+    get_task_filter: {
+      id?: components['schemas']['Filter_integer_eq_ne_lt_le_gt_ge'];
+      is_completed?: components['schemas']['Filter_bool_eq_ne'];
+    };
     task_read: {
       id?: number | string | null;
       reference?: {
@@ -6160,30 +4780,6 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       task_id?: unknown;
-    };
-    post_task_task_id_request: {
-      task: {
-        id?: number | string;
-        reference?: {
-          /** @enum {unknown} */
-          section?: 'order' | 'stock' | 'stock_lister' | 'customer' | 'bank' | '';
-          id?: string | (number | string);
-          /** @enum {unknown} */
-          platform?: 'auction_a' | 'auction_b' | 'market_c' | 'market_d' | 'market_e' | 'market_f' | 'shop_g' | 'shop_h' | 'market_i' | 'webshop' | 'shop' | '';
-          stock_id?: string | (number | string);
-        };
-        person_id?: (number | string) | '';
-        title?: string | '';
-        text?: string | '';
-        appointment_date?: string | '';
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly modified_date?: unknown;
-        /** @enum {unknown} */
-        priority?: 'low' | 'normal' | 'high';
-        is_completed?: boolean | string | (1 | 0);
-      };
-      /** @description The portal account the request acts for (an id or "default"). */
-      portal_account_id?: number | string;
     };
     post_task_task_id_answer: {
       /** @enum {unknown} */
@@ -6269,6 +4865,11 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
     };
+    get_admin_event_handler_event_handler_id_delivery_filter: {
+      state?: components['schemas']['Filter_string_eq_ne'];
+      event_id?: components['schemas']['Filter_string_eq'];
+      created_date?: components['schemas']['Filter_datetime_eq_ne_lt_le_gt_ge'];
+    };
     delivery_read: {
       id?: unknown;
       event_id?: unknown;
@@ -6307,20 +4908,12 @@ export interface components {
       /** @description Present when a further page exists: pass it as pagination[min_id]. */
       next_min_id?: string;
     };
-    post_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
-      portal_account_id?: number | string;
-    };
     post_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       /** Format: uuid */
       job_id?: string;
-    };
-    post_admin_event_handler_event_handler_id_resume_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
-      portal_account_id?: number | string;
     };
     post_admin_event_handler_event_handler_id_resume_answer: {
       /** @enum {unknown} */
@@ -6347,6 +4940,43 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       /** Format: uuid */
       job_id?: string;
+    };
+    Filter_datetime_eq:
+      | (string | string[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '';
+          value: string | string[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '';
+          value: string | string[];
+        }[];
+    Filter_bool_eq:
+      | ((string | boolean | number) | (string | boolean | number)[])
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '';
+          value: (string | boolean | number) | (string | boolean | number)[];
+        }
+      | {
+          /** @enum {unknown} */
+          operator?: '=' | '';
+          value: (string | boolean | number) | (string | boolean | number)[];
+        }[];
+    get_bank_transfer_filter: {
+      id?: components['schemas']['Filter_string_eq'];
+      date?: {
+        from?: components['schemas']['Filter_datetime_eq'];
+        to?: components['schemas']['Filter_datetime_eq'];
+      };
+      'date.from'?: components['schemas']['Filter_datetime_eq'];
+      'date.to'?: components['schemas']['Filter_datetime_eq'];
+      is_assigned?: components['schemas']['Filter_bool_eq'];
+      unassigned_reason?: components['schemas']['Filter_string_eq'];
+      match_rule?: components['schemas']['Filter_string_eq'];
+      currency_id?: components['schemas']['Filter_string_eq'];
     };
     bank_read: {
       id?: unknown;
@@ -6418,6 +5048,19 @@ export interface components {
       /** Format: uuid */
       job_id?: string;
     };
+    get_bank_payment_provider_filter: {
+      id?: components['schemas']['Filter_string_eq'];
+      date?: {
+        from?: components['schemas']['Filter_datetime_eq'];
+        to?: components['schemas']['Filter_datetime_eq'];
+      };
+      'date.from'?: components['schemas']['Filter_datetime_eq'];
+      'date.to'?: components['schemas']['Filter_datetime_eq'];
+      is_assigned?: components['schemas']['Filter_bool_eq'];
+      unassigned_reason?: components['schemas']['Filter_string_eq'];
+      match_rule?: components['schemas']['Filter_string_eq'];
+      currency_id?: components['schemas']['Filter_string_eq'];
+    };
     get_bank_payment_provider_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -6483,10 +5126,6 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       /** Format: uuid */
       job_id?: string;
-    };
-    post_order_order_id_invoice_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
-      portal_account_id?: number | string;
     };
     post_order_order_id_invoice_answer: {
       /** @enum {unknown} */
@@ -6929,9 +5568,16 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "grant_type": "client_credentials",
+         *       "username": "your-login",
+         *       "password": "your-password"
+         *     }
+         */
         'application/json': components['schemas']['post_token_php_request'];
         'application/xml': components['schemas']['post_token_php_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_token_php_request'];
@@ -7147,135 +5793,22 @@ export interface operations {
   get_system_country: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              iso2?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              iso3?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_europe?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              is_eu?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-            }
-          | {
-              iso2?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              iso3?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_europe?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              is_eu?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_system_country_filter'] | components['schemas']['get_system_country_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -7353,7 +5886,10 @@ export interface operations {
   get_system_country_country_id: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
         portal_account_id?: number | string;
       };
@@ -7433,723 +5969,22 @@ export interface operations {
   get_stock: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              sku?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              barcode?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              mpn?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              manufacturer?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              folder?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              price?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              condition_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              quantity?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              quantity_available?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              variation?: {
-                type?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                parent?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'variation.type'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'variation.parent'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              set?: {
-                type?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'set.type'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              modified_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              created_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              market_d?: {
-                sku?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                is_active?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_fba?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                market?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                id?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'market_d.sku'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'market_d.is_active'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'market_d.is_fba'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'market_d.market'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'market_d.id'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              sku?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              barcode?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              mpn?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              manufacturer?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              folder?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              price?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              condition_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              quantity?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              quantity_available?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              variation?: {
-                type?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                parent?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'variation.type'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'variation.parent'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              set?: {
-                type?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'set.type'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              modified_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              created_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              market_d?: {
-                sku?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                is_active?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_fba?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                market?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                id?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'market_d.sku'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'market_d.is_active'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'market_d.is_fba'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'market_d.market'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'market_d.id'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_stock_filter'] | components['schemas']['get_stock_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -8198,18 +6033,25 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stock": {
+         *         "name": "Enamel mug",
+         *         "quantity": 10,
+         *         "price": "12.50",
+         *         "tax": "19"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_stock_request'];
         'application/xml': components['schemas']['post_stock_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_request'];
@@ -8289,235 +6131,22 @@ export interface operations {
   get_stock_history: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              internal_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              stock_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              movement_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              person_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              order_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              title?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_error?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              quantity?: {
-                difference?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'quantity.difference'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              internal_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              stock_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              movement_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              person_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              order_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              title?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_error?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              quantity?: {
-                difference?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'quantity.difference'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_stock_history_filter'] | components['schemas']['get_stock_history_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -8600,18 +6229,31 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "stock": [
+         *         {
+         *           "name": "Enamel mug, blue",
+         *           "quantity": 10,
+         *           "price": "12.50"
+         *         },
+         *         {
+         *           "name": "Enamel mug, red",
+         *           "quantity": 4,
+         *           "price": "12.50"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['post_stock_list_request'];
         'application/xml': components['schemas']['post_stock_list_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_list_request'];
@@ -8681,7 +6323,10 @@ export interface operations {
   get_stock_stock_id: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
         portal_account_id?: number | string;
       };
@@ -8729,10 +6374,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the update applies only while the item is in the state that read saw (no sale, no other client since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
-         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
-         */
+        /** @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the update applies only while the item is in the state that read saw (no sale, no other client since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has. Example: "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9". */
         'If-Match'?: string;
       };
       path: {
@@ -8741,12 +6383,19 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
-        'application/json': components['schemas']['post_stock_stock_id_request'];
-        'application/xml': components['schemas']['post_stock_stock_id_request'];
-        'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_request'];
+        /**
+         * @example {
+         *       "stock": {
+         *         "quantity": 12
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['post_stock_request'];
+        'application/xml': components['schemas']['post_stock_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_stock_request'];
       };
     };
     responses: {
@@ -8783,10 +6432,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the item is deleted only while it is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
-         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
-         */
+        /** @description Optional. A list of entity tags or *: the ETag of GET stock/{stock_id}/ (any select or format): the item is deleted only while it is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has. Example: "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9". */
         'If-Match'?: string;
       };
       path: {
@@ -8868,211 +6514,22 @@ export interface operations {
   get_stock_stock_id_history: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              internal_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              movement_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              person_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              order_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              title?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_error?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              quantity?: {
-                difference?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'quantity.difference'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              internal_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              movement_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              person_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              order_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              title?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_error?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              quantity?: {
-                difference?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'quantity.difference'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_stock_stock_id_history_filter'] | components['schemas']['get_stock_stock_id_history_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -9202,10 +6659,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -9214,9 +6668,18 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": {
+         *         "language_iso2": "DE",
+         *         "short": "Emaillebecher",
+         *         "long": "<p>Emaillebecher, 300 ml.</p>"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_stock_stock_id_description_request'];
         'application/xml': components['schemas']['post_stock_stock_id_description_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_description_request'];
@@ -9356,12 +6819,19 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
-        'application/json': components['schemas']['post_stock_stock_id_description_description_id_request'];
-        'application/xml': components['schemas']['post_stock_stock_id_description_description_id_request'];
-        'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_description_description_id_request'];
+        /**
+         * @example {
+         *       "description": {
+         *         "short": "Emaillebecher, blau"
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['post_stock_stock_id_description_request'];
+        'application/xml': components['schemas']['post_stock_stock_id_description_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_description_request'];
       };
     };
     responses: {
@@ -9480,135 +6950,24 @@ export interface operations {
   get_stock_category: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              platform?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              parent_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              portal_account_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              platform?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              parent_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              portal_account_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {
+         *       "platform": "shop_g"
+         *     }
+         */
+        filter?: components['schemas']['get_stock_category_filter'] | components['schemas']['get_stock_category_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -9657,18 +7016,26 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "category": [
+         *         {
+         *           "platform": "shop_g",
+         *           "id": "1",
+         *           "name": "Kitchen"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['post_stock_category_request'];
         'application/xml': components['schemas']['post_stock_category_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_category_request'];
@@ -9714,133 +7081,13 @@ export interface operations {
   delete_stock_category: {
     parameters: {
       query?: {
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              platform?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              parent_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              portal_account_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              platform?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              parent_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              portal_account_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {
+         *       "platform": "shop_g"
+         *     }
+         */
+        filter?: components['schemas']['get_stock_category_filter'] | components['schemas']['get_stock_category_filter'][] | '';
         portal_account_id?: number | string;
       };
       header?: {
@@ -9991,111 +7238,24 @@ export interface operations {
   get_stock_shop_parameter: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              type?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              portal_account_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              type?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              portal_account_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {
+         *       "type": "tax_class"
+         *     }
+         */
+        filter?: components['schemas']['get_stock_shop_parameter_filter'] | components['schemas']['get_stock_shop_parameter_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -10144,18 +7304,24 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "shop_parameter": {
+         *         "type": "tax_class",
+         *         "name": "standard",
+         *         "additional": "19"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_stock_shop_parameter_request'];
         'application/xml': components['schemas']['post_stock_shop_parameter_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_shop_parameter_request'];
@@ -10282,9 +7448,18 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "user": {
+         *         "settings": {
+         *           "erp_last_sync": "2026-11-29T10:00:00Z"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_admin_user_request'];
         'application/xml': components['schemas']['post_admin_user_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_admin_user_request'];
@@ -10502,1711 +7677,22 @@ export interface operations {
   get_order: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              invoice_number?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              transaction_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              customer?: {
-                id?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                username?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                email?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                address?: {
-                  name?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  name_2?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  street?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  street_2?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  zip?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  city?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  province?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  country?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  country_iso2?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                };
-                'address.name'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.name_2'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.street'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.street_2'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.zip'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.city'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.province'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.country'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.country_iso2'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'customer.id'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.username'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.email'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address'?: {
-                name?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                name_2?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                street?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                street_2?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                zip?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                city?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                province?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                country?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                country_iso2?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'customer.address.name'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.name_2'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.street'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.street_2'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.zip'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.city'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.province'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.country'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.country_iso2'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              status?: {
-                is_initial_contact?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_checkout?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_paid?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_packed?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_shipped?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_arrived?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_cancelled?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_parked?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                paid_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-                packed_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-                shipped_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-                arrived_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-              };
-              'status.is_initial_contact'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_checkout'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_paid'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_packed'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_shipped'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_arrived'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_cancelled'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_parked'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.paid_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              'status.packed_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              'status.shipped_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              number?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'status.arrived_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-            }
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              invoice_number?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              transaction_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              customer?: {
-                id?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                username?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                email?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                address?: {
-                  name?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  name_2?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  street?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  street_2?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  zip?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  city?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  province?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  country?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                  country_iso2?:
-                    | ((string | number) | (string | number)[])
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }
-                    | {
-                        /** @enum {unknown} */
-                        operator?: '=' | '!=' | '~' | '!~' | '';
-                        value: (string | number) | (string | number)[];
-                      }[];
-                };
-                'address.name'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.name_2'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.street'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.street_2'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.zip'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.city'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.province'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.country'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                'address.country_iso2'?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'customer.id'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.username'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.email'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address'?: {
-                name?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                name_2?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                street?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                street_2?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                zip?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                city?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                province?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                country?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-                country_iso2?:
-                  | ((string | number) | (string | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '~' | '!~' | '';
-                      value: (string | number) | (string | number)[];
-                    }[];
-              };
-              'customer.address.name'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.name_2'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.street'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.street_2'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.zip'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.city'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.province'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.country'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'customer.address.country_iso2'?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              status?: {
-                is_initial_contact?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_checkout?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_paid?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_packed?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_shipped?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_arrived?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_cancelled?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                is_parked?:
-                  | ((string | boolean | number) | (string | boolean | number)[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '';
-                      value: (string | boolean | number) | (string | boolean | number)[];
-                    }[];
-                paid_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-                packed_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-                shipped_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-                arrived_date?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                      value: string | string[];
-                    }[];
-              };
-              'status.is_initial_contact'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_checkout'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_paid'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_packed'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_shipped'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_arrived'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_cancelled'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.is_parked'?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              'status.paid_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              'status.packed_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              'status.shipped_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              number?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              'status.arrived_date'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_order_filter'] | components['schemas']['get_order_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -12255,18 +7741,40 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "order": {
+         *         "customer": {
+         *           "email": "erika@example.com",
+         *           "address": {
+         *             "name": "Erika Mustermann",
+         *             "street": "Hauptstraße 1",
+         *             "zip": "10115",
+         *             "city": "Berlin",
+         *             "country_iso2": "DE"
+         *           }
+         *         },
+         *         "line": [
+         *           {
+         *             "id": 1,
+         *             "name": "Enamel mug",
+         *             "quantity": 2,
+         *             "price": "12.50",
+         *             "tax": "19"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_order_request'];
         'application/xml': components['schemas']['post_order_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_request'];
@@ -12351,18 +7859,47 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "order": [
+         *         {
+         *           "customer": {
+         *             "email": "erika@example.com"
+         *           },
+         *           "line": [
+         *             {
+         *               "id": 1,
+         *               "name": "Enamel mug",
+         *               "quantity": 1,
+         *               "price": "12.50"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "customer": {
+         *             "email": "max@example.com"
+         *           },
+         *           "line": [
+         *             {
+         *               "id": 1,
+         *               "name": "Tea towel",
+         *               "quantity": 3,
+         *               "price": "4.90"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['post_order_list_request'];
         'application/xml': components['schemas']['post_order_list_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_list_request'];
@@ -12432,7 +7969,10 @@ export interface operations {
   get_order_order_id: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
         portal_account_id?: number | string;
       };
@@ -12480,10 +8020,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the update applies only while the order is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
-         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
-         */
+        /** @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the update applies only while the order is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has. Example: "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9". */
         'If-Match'?: string;
       };
       path: {
@@ -12492,9 +8029,18 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "order": {
+         *         "status": {
+         *           "is_packed": true
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_order_order_id_request'];
         'application/xml': components['schemas']['post_order_order_id_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_order_id_request'];
@@ -12534,10 +8080,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the order is deleted only while it is in the state that read saw (no payment booked, no channel change since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
-         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
-         */
+        /** @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the order is deleted only while it is in the state that read saw (no payment booked, no channel change since); otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has. Example: "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9". */
         'If-Match'?: string;
       };
       path: {
@@ -12665,10 +8208,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -12677,9 +8217,14 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "Called the buyer: the parcel goes out tomorrow."
+         *     }
+         */
         'application/json': components['schemas']['post_order_order_id_history_request'];
         'application/xml': components['schemas']['post_order_order_id_history_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_order_id_history_request'];
@@ -12762,159 +8307,22 @@ export interface operations {
   get_admin_customer: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              internal_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              email?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              group_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              internal_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              email?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-              group_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_admin_customer_filter'] | components['schemas']['get_admin_customer_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -13153,10 +8561,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -13165,7 +8570,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
         'application/json': components['schemas']['post_stock_stock_id_cia_request'];
@@ -13246,10 +8651,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -13258,7 +8660,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
         'application/json': components['schemas']['post_stock_stock_id_portal_upload_request'];
@@ -13549,111 +8951,24 @@ export interface operations {
   get_system_stock_category: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              platform?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              parent_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              platform?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              parent_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              name?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '~' | '!~' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {
+         *       "platform": "auction_a"
+         *     }
+         */
+        filter?: components['schemas']['get_system_stock_category_filter'] | components['schemas']['get_system_stock_category_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -14319,63 +9634,22 @@ export interface operations {
   get_task: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_completed?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-            }
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              is_completed?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_task_filter'] | components['schemas']['get_task_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -14424,18 +9698,22 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "task": {
+         *         "title": "Photograph the new arrivals"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_task_request'];
         'application/xml': components['schemas']['post_task_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_task_request'];
@@ -14527,12 +9805,19 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
-        'application/json': components['schemas']['post_task_task_id_request'];
-        'application/xml': components['schemas']['post_task_task_id_request'];
-        'application/x-www-form-urlencoded': components['schemas']['post_task_task_id_request'];
+        /**
+         * @example {
+         *       "task": {
+         *         "is_completed": true
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['post_task_request'];
+        'application/xml': components['schemas']['post_task_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_task_request'];
       };
     };
     responses: {
@@ -14643,18 +9928,33 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "event_handler": {
+         *         "type": {
+         *           "id": "paid"
+         *         },
+         *         "section": "order",
+         *         "action": {
+         *           "id": "notification",
+         *           "required": {
+         *             "url": "https://erp.example.com/kontor/paid",
+         *             "format": "post",
+         *             "target_name": "ERP"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_admin_event_handler_request'];
         'application/xml': components['schemas']['post_admin_event_handler_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_admin_event_handler_request'];
@@ -14859,87 +10159,25 @@ export interface operations {
   get_admin_event_handler_event_handler_id_delivery: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
         filter?:
-          | {
-              state?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              event_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              created_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-            }
-          | {
-              state?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              event_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              created_date?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
-                    value: string | string[];
-                  }[];
-            }[]
+          | components['schemas']['get_admin_event_handler_event_handler_id_delivery_filter']
+          | components['schemas']['get_admin_event_handler_event_handler_id_delivery_filter'][]
           | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -15028,10 +10266,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -15042,12 +10277,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
-        'application/json': components['schemas']['post_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver_request'];
-        'application/xml': components['schemas']['post_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver_request'];
-        'application/x-www-form-urlencoded': components['schemas']['post_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver_request'];
+        'application/json': components['schemas']['post_stock_stock_id_cia_request'];
+        'application/xml': components['schemas']['post_stock_stock_id_cia_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_cia_request'];
       };
     };
     responses: {
@@ -15132,12 +10367,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
-        'application/json': components['schemas']['post_admin_event_handler_event_handler_id_resume_request'];
-        'application/xml': components['schemas']['post_admin_event_handler_event_handler_id_resume_request'];
-        'application/x-www-form-urlencoded': components['schemas']['post_admin_event_handler_event_handler_id_resume_request'];
+        'application/json': components['schemas']['post_stock_stock_id_cia_request'];
+        'application/xml': components['schemas']['post_stock_stock_id_cia_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_cia_request'];
       };
     };
     responses: {
@@ -15210,10 +10445,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -15222,7 +10454,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
         'application/json': components['schemas']['post_order_order_id_send_mit_request'];
@@ -15298,235 +10530,22 @@ export interface operations {
   get_bank_transfer: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              date?: {
-                from?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-                to?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-              };
-              'date.from'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              'date.to'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              is_assigned?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              unassigned_reason?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              match_rule?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              currency_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              date?: {
-                from?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-                to?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-              };
-              'date.from'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              'date.to'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              is_assigned?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              unassigned_reason?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              match_rule?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              currency_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_bank_transfer_filter'] | components['schemas']['get_bank_transfer_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -15575,18 +10594,25 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "bank": {
+         *         "transfer_date": "2026-11-02",
+         *         "sender": "Erika Mustermann",
+         *         "subject": "Thank you for the mugs",
+         *         "amount": "25.00"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['post_bank_transfer_request'];
         'application/xml': components['schemas']['post_bank_transfer_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_bank_transfer_request'];
@@ -15679,10 +10705,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -15771,235 +10794,22 @@ export interface operations {
   get_bank_payment_provider: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
+        /**
+         * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
+         * @example {}
+         */
         select?: string | unknown[] | Record<string, never>;
-        /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
-        filter?:
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              date?: {
-                from?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-                to?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-              };
-              'date.from'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              'date.to'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              is_assigned?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              unassigned_reason?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              match_rule?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              currency_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }
-          | {
-              id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              date?: {
-                from?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-                to?:
-                  | (string | string[])
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }
-                  | {
-                      /** @enum {unknown} */
-                      operator?: '=' | '';
-                      value: string | string[];
-                    }[];
-              };
-              'date.from'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              'date.to'?:
-                | (string | string[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: string | string[];
-                  }[];
-              is_assigned?:
-                | ((string | boolean | number) | (string | boolean | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | boolean | number) | (string | boolean | number)[];
-                  }[];
-              unassigned_reason?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              match_rule?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-              currency_id?:
-                | ((string | number) | (string | number)[])
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }
-                | {
-                    /** @enum {unknown} */
-                    operator?: '=' | '';
-                    value: (string | number) | (string | number)[];
-                  }[];
-            }[]
-          | '';
+        /**
+         * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
+         * @example {}
+         */
+        filter?: components['schemas']['get_bank_payment_provider_filter'] | components['schemas']['get_bank_payment_provider_filter'][] | '';
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
         pagination?: {
           page?: number | string;
           limit?: number | string;
@@ -16161,7 +10971,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
         'application/json': components['schemas']['post_admin_client_access_client_access_id_request'];
@@ -16293,7 +11103,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
         'application/json': components['schemas']['post_admin_portal_account_portal_account_id_order_import_request'];
@@ -16424,10 +11234,7 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type), and XML bodies in UTF-16 too (XML 1.0 4.3.3; told by the bytes). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
-        /**
-         * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-         * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-         */
+        /** @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept. Example: a UUID, 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44. */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -16436,12 +11243,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
-        'application/json': components['schemas']['post_order_order_id_invoice_request'];
-        'application/xml': components['schemas']['post_order_order_id_invoice_request'];
-        'application/x-www-form-urlencoded': components['schemas']['post_order_order_id_invoice_request'];
+        'application/json': components['schemas']['post_stock_stock_id_cia_request'];
+        'application/xml': components['schemas']['post_stock_stock_id_cia_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_cia_request'];
       };
     };
     responses: {
@@ -16524,7 +11331,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody: {
       content: {
         'application/json': components['schemas']['post_admin_portal_account_portal_account_id_consent_request'];
@@ -16609,7 +11416,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    /** @description JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character. */
     requestBody?: {
       content: {
         'application/json': components['schemas']['post_admin_portal_account_portal_account_id_take_over_request'];

@@ -64,6 +64,11 @@ export interface SearchSpec<Row> {
   type: Joi.ObjectSchema;
   /** Fields returned whatever select names. */
   alwaysSelected: string[];
+  /**
+   * The filter the docs page's "Try it out" starts with: the fields a search cannot do without
+   * (a category's platform), so that its first Execute is answered. Default none.
+   */
+  example?: Record<string, string>;
 }
 
 export interface Condition {
