@@ -26,8 +26,16 @@ import { DomainError } from '../lib/errors';
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
-export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|shopify|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --shop-domain S.myshopify.com --access-token T | --credentials-stdin] | kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]';
+export const adminUsage = [
+  'kontor person create --login L --name N',
+  'kontor shipping-group create --login L --name N [--portal-account-id ID] [--type-id N] [--price-first X] [--price-more X]',
+  '    [--cash-surcharge X] [--currency EUR] [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]',
+  'kontor portal-account create --login L --name N [--platform P] [--default]',
+  'kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|shopify|json [--base-url U]',
+  '    [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de',
+  '    | --shop-domain S.myshopify.com --access-token T | --credentials-stdin]',
+  'kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]',
+];
 
 const credentialOptions = [
   'client-id',

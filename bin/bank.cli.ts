@@ -11,8 +11,10 @@ import { connectProvider, importStatement } from '../lib/bank';
 import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 import { secretFromStdin } from './stdin-secret';
 
-export const bankUsage =
-  'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID (--client-secret-stdin | --client-secret S) [--base-url U]';
+export const bankUsage = [
+  'kontor bank import --login L FILE',
+  'kontor payment-provider connect --login L --name N --client-id ID (--client-secret-stdin | --client-secret S) [--base-url U]',
+];
 
 /** Runs a bank subcommand; undefined when the command is not one of them. */
 export async function runBankCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {

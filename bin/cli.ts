@@ -11,7 +11,8 @@
  *   kontor portal-account consent | take-over (bin/portal-connect.cli.ts)
  *   kontor credentials reseal: after a key rotation, every credential sealed again with CREDENTIALS_KEY (bin/credentials-reseal.ts)
  *   kontor doctor: what the configuration leaves unsafe (config/safety.ts); exit code 1 when anything
- * Prints JSON on success; a one-line error and exit code 1 otherwise.
+ * Prints JSON on success; a one-line error and exit code 1 otherwise (an unknown command: that
+ * line, then every command, one a line). `kontor --help` prints the commands, exit code 0.
  */
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
@@ -33,8 +34,24 @@ import { secretFromStdin } from './stdin-secret';
 
 class UsageError extends Error {}
 
-const usage =
-  'usage: kontor migrate | kontor doctor | kontor user create --login L (--password-stdin | --password P) | kontor client create --name N --redirect-uri U | kontor credentials reseal';
+/** Every command, one a line (continuation lines indented), for --help and an unknown command. */
+const usage = () =>
+  [
+    'usage:',
+    ...[
+      'kontor migrate',
+      'kontor doctor',
+      'kontor user create --login L (--password-stdin | --password P)',
+      'kontor client create --name N --redirect-uri U',
+      'kontor credentials reseal',
+      ...credentialLockoutUsage,
+      ...adminUsage,
+      ...bankUsage,
+      ...clientAccessUsage,
+      ...orderImportUsage,
+      ...portalConnectUsage,
+    ].map((line) => `  ${line}`),
+  ].join('\n');
 
 function options(args: string[], names: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
@@ -119,27 +136,36 @@ async function run(argv: string[]): Promise<unknown> {
   if (orderImport !== undefined) return orderImport;
   const portalConnect = await runPortalConnectCommand(command, sub, rest);
   if (portalConnect !== undefined) return portalConnect;
-  throw new UsageError(
-    `${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage} | ${credentialLockoutUsage} | ${orderImportUsage} | ${portalConnectUsage}`,
-  );
+  throw new UsageError(`${command === undefined ? 'no command given' : `unknown command: ${[command, sub].filter(Boolean).join(' ')}`}\n${usage()}`);
 }
 
-run(process.argv.slice(2))
-  .then((result) => {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    process.exitCode ??= 0;
-  })
-  .catch((err: Error) => {
-    const known =
-      err instanceof UsageError ||
-      err instanceof AdminCommandError ||
-      err instanceof LoginTakenError ||
-      err instanceof ClientRegistrationError ||
-      err instanceof LockoutError ||
-      err instanceof CellRangeError ||
-      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
-    process.exitCode = 1;
-  })
-  // A revocation is published on Redis: its connection must close for the process to end.
-  .finally(() => Promise.all([closeDb(), closeRedis()]));
+const args = process.argv.slice(2);
+
+if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+  // Asked for: the list on standard output, exit code 0 (an unknown command prints it as its error).
+  process.stdout.write(`${usage()}\n`);
+} else {
+  runCommand();
+}
+
+function runCommand(): void {
+  run(args)
+    .then((result) => {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.exitCode ??= 0;
+    })
+    .catch((err: Error) => {
+      const known =
+        err instanceof UsageError ||
+        err instanceof AdminCommandError ||
+        err instanceof LoginTakenError ||
+        err instanceof ClientRegistrationError ||
+        err instanceof LockoutError ||
+        err instanceof CellRangeError ||
+        (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+      process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
+      process.exitCode = 1;
+    })
+    // A revocation is published on Redis: its connection must close for the process to end.
+    .finally(() => Promise.all([closeDb(), closeRedis()]));
+}

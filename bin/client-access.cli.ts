@@ -7,7 +7,7 @@
 import { listClientAccesses, revokeClientAccess } from '../lib/auth';
 import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 
-export const clientAccessUsage = 'kontor client-access list --login L | kontor client-access revoke --login L --id N';
+export const clientAccessUsage = ['kontor client-access list --login L', 'kontor client-access revoke --login L --id N'];
 
 /** Runs a client-access subcommand; undefined when the command is not one of them. */
 export async function runClientAccessCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {

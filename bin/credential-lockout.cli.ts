@@ -10,8 +10,12 @@ import { disableClient, disableLogin, enableClient, setPassword } from '../lib/a
 import { AdminCommandError, read } from './admin.cli';
 import { secretFromStdin } from './stdin-secret';
 
-export const credentialLockoutUsage =
-  'kontor client disable --client-id C | kontor client enable --client-id C | kontor user disable --login L | kontor user password --login L --password-stdin';
+export const credentialLockoutUsage = [
+  'kontor client disable --client-id C',
+  'kontor client enable --client-id C',
+  'kontor user disable --login L',
+  'kontor user password --login L --password-stdin',
+];
 
 /** Runs one of these subcommands; undefined when the command is not one of them. */
 export async function runCredentialLockoutCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {

@@ -6,7 +6,7 @@
 import { requestOrderImport } from '../lib/order-import';
 import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 
-export const orderImportUsage = 'kontor order import --login L --portal-account ID [--since ISO-8601]';
+export const orderImportUsage = ['kontor order import --login L --portal-account ID [--since ISO-8601]'];
 
 export async function runOrderImportCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {
   if (command !== 'order' || sub !== 'import') return undefined;

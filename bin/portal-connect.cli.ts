@@ -13,8 +13,10 @@ import { startConsent } from '../lib/admin';
 import { takeOverListings } from '../lib/portal-connect';
 import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 
-export const portalConnectUsage =
-  'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp|shopify [--shop-domain S.myshopify.com] | kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]';
+export const portalConnectUsage = [
+  'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp|shopify [--shop-domain S.myshopify.com]',
+  'kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]',
+];
 
 function portalAccountId(value: unknown): number {
   if (!/^\d{1,10}$/.test(String(value)) || Number(value) < 1 || Number(value) > 2147483647)

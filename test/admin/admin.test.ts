@@ -46,6 +46,25 @@ describe('administration: persons, shipping groups, portal accounts, user', () =
     expect(badCurrency.err).to.match(/currency/);
   });
 
+  it('when kontor is asked for help, then it lists every command one a line on standard output and exits 0; an unknown command names itself, then the list, exit 1', async () => {
+    for (const ask of [['--help'], ['help'], ['user', 'create', '-h']]) {
+      const help = await kontor(...ask);
+      expect(help.code, ask.join(' ')).to.equal(0);
+      expect(help.err, ask.join(' ')).to.equal('');
+      const lines = help.out.trimEnd().split('\n');
+      expect(lines[0]).to.equal('usage:');
+      expect(lines).to.include.members(['  kontor migrate', '  kontor bank import --login L FILE', '  kontor user disable --login L']);
+      // Continuation lines aside, a line names one command: no "| kontor" joining two.
+      expect(lines.filter((l) => l.includes('| kontor'))).to.deep.equal([]);
+      expect(Math.max(...lines.map((l) => l.length))).to.be.below(140);
+    }
+    const unknown = await kontor('stock', 'frobnicate');
+    expect(unknown.code).to.equal(1);
+    expect(unknown.out).to.equal('');
+    const [first, second] = unknown.err.split('\n');
+    expect([first, second]).to.deep.equal(['kontor: unknown command: stock frobnicate', 'usage:']);
+  });
+
   it('when support creates a shipping group with kontor, then admin/shipping_group/ and its id answer it', async () => {
     const seller = await newSeller();
     const res = await kontor(
