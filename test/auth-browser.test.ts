@@ -7,10 +7,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createPortalAccount } from '../lib/admin/portal-account-admin.service';
 import { createClient } from '../lib/auth/client.service';
 import { apiBase, call, newSeller, Seller } from './support/api';
+import { launchChromium } from './support/browser';
 import { root } from './support/process';
 
 const shots = path.join(root, 'tmp', 'screenshots');
@@ -50,19 +51,7 @@ describe('authorize.php in headless Chromium (issue 16.1)', function () {
     seller = await newSeller();
     await createPortalAccount(seller.id, { name: 'Shop B', platform: 'shop_g' });
     client = await createClient('Acme ERP', redirectUri);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   beforeEach(async () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -9,10 +9,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Config, config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { apiBase, call, newSeller, Seller } from '../support/api';
+import { launchChromium } from '../support/browser';
 import { root } from '../support/process';
 
 const shots = path.join(root, 'tmp', 'screenshots');
@@ -56,19 +57,7 @@ describe('the docs page in headless Chromium: Try it out, as the page fills it i
     // The page calls the servers of openapi.json, built from PUBLIC_URL: here the test server.
     setConfig({ ...original, publicUrl: await apiBase() });
     seller = await newSeller();
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${await apiBase()}/v1.1/docs/`);
     await page.locator('.opblock').first().waitFor();
