@@ -51,7 +51,7 @@ function components(baseUrl: string, named: Named): Record<string, unknown> {
       oauth2: {
         type: 'oauth2',
         description:
-          'Sellers: client_credentials with Basic login:password at token.php. Clients (third-party software): authorization code (PKCE S256) at authorize.php.',
+          'Sellers: client_credentials with Basic login:password at token.php (on the docs page: the clientCredentials flow, your login as client_id and your password as client_secret). Clients (third-party software): authorization code (PKCE S256) at authorize.php.',
         flows: {
           clientCredentials: { tokenUrl: `${baseUrl}token.php`, scopes: scopeTitles() },
           authorizationCode: {
