@@ -12,6 +12,7 @@ import type { Endpoint } from './endpoint';
 import { idempotencyHeader, maxKeyLength } from './idempotency/key';
 import { jsonSchemaOf, JsonSchema } from './json-schema';
 import { charsets } from './media';
+import { buildXmlRequest } from './xml';
 import { maxLimit } from './search/pagination';
 import type { FieldType, FilterField, Operator, SearchSpec } from './search/types';
 
@@ -36,10 +37,19 @@ for (const kind of kindsWithIds) errorStatuses.set(errorKinds[kind].status, [...
 const statusRef = (status: number) => ({ $ref: `#/components/responses/error_${status}` });
 
 /** JSON and XML carry the same fields; in XML under <response>, every value as text (document 1). */
-function content(schema: Schema, example?: unknown): Record<string, unknown> {
+function content(schema: Schema, example?: Record<string, unknown>): Record<string, unknown> {
   return {
     'application/json': { schema, ...(example ? { example } : {}) },
     'application/xml': { schema: { ...schema, xml: { name: 'response' } } },
+  };
+}
+
+/** A request body's media types, each with the endpoint's example where it has one (XML under <request>). */
+function requestContent(schema: Schema, example?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    'application/json': { schema, ...(example ? { example } : {}) },
+    'application/xml': { schema: { ...schema, xml: { name: 'request' } }, ...(example ? { example: buildXmlRequest(example) } : {}) },
+    'application/x-www-form-urlencoded': { schema },
   };
 }
 
@@ -435,7 +445,7 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
   return {
     required,
     description: 'JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character.',
-    content: { ...content(schema, e.example), 'application/x-www-form-urlencoded': { schema } },
+    content: requestContent(schema, e.example),
   };
 }
 

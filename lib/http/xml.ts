@@ -128,6 +128,12 @@ export function buildXmlResponse(envelope: Record<string, unknown>, charset: str
   return `<?xml version="1.0" encoding="${charset.toUpperCase()}"?>\n${builder.build({ response: xmlNames(envelope) })}`;
 }
 
+/** A request body as XML under its <request> root, indented (the docs page's XML example of a JSON one). */
+export function buildXmlRequest(body: Record<string, unknown>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${indentedBuilder.build({ request: xmlNames(body) })}`;
+}
+const indentedBuilder = new XMLBuilder({ format: true, indentBy: '  ', suppressEmptyNode: true, processEntities: true });
+
 const xmlName = /^[A-Za-z_][\w.-]*$/;
 
 /**

@@ -5579,6 +5579,14 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_token_php_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <grant_type>client_credentials</grant_type>
+         *       <username>your-login</username>
+         *       <password>your-password</password>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_token_php_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_token_php_request'];
       };
@@ -6053,6 +6061,17 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <stock>
+         *         <name>Enamel mug</name>
+         *         <quantity>10</quantity>
+         *         <price>12.50</price>
+         *         <tax>19</tax>
+         *       </stock>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_request'];
       };
@@ -6255,6 +6274,21 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_list_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <stock>
+         *         <name>Enamel mug, blue</name>
+         *         <quantity>10</quantity>
+         *         <price>12.50</price>
+         *       </stock>
+         *       <stock>
+         *         <name>Enamel mug, red</name>
+         *         <quantity>4</quantity>
+         *         <price>12.50</price>
+         *       </stock>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_list_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_list_request'];
       };
@@ -6394,6 +6428,14 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <stock>
+         *         <quantity>12</quantity>
+         *       </stock>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_request'];
       };
@@ -6681,6 +6723,16 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_stock_id_description_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <description>
+         *         <language_iso2>DE</language_iso2>
+         *         <short>Emaillebecher</short>
+         *         <long>&lt;p&gt;Emaillebecher, 300 ml.&lt;/p&gt;</long>
+         *       </description>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_stock_id_description_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_description_request'];
       };
@@ -6830,6 +6882,14 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_stock_id_description_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <description>
+         *         <short>Emaillebecher, blau</short>
+         *       </description>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_stock_id_description_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_stock_id_description_request'];
       };
@@ -7037,6 +7097,16 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_category_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <category>
+         *         <platform>shop_g</platform>
+         *         <id>1</id>
+         *         <name>Kitchen</name>
+         *       </category>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_category_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_category_request'];
       };
@@ -7323,6 +7393,16 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_stock_shop_parameter_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <shop_parameter>
+         *         <type>tax_class</type>
+         *         <name>standard</name>
+         *         <additional>19</additional>
+         *       </shop_parameter>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_stock_shop_parameter_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_stock_shop_parameter_request'];
       };
@@ -7461,6 +7541,16 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_admin_user_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <user>
+         *         <settings>
+         *           <erp_last_sync>2026-11-29T10:00:00Z</erp_last_sync>
+         *         </settings>
+         *       </user>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_admin_user_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_admin_user_request'];
       };
@@ -7776,6 +7866,30 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_order_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <order>
+         *         <customer>
+         *           <email>erika@example.com</email>
+         *           <address>
+         *             <name>Erika Mustermann</name>
+         *             <street>Hauptstraße 1</street>
+         *             <zip>10115</zip>
+         *             <city>Berlin</city>
+         *             <country_iso2>DE</country_iso2>
+         *           </address>
+         *         </customer>
+         *         <line>
+         *           <id>1</id>
+         *           <name>Enamel mug</name>
+         *           <quantity>2</quantity>
+         *           <price>12.50</price>
+         *           <tax>19</tax>
+         *         </line>
+         *       </order>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_order_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_request'];
       };
@@ -7901,6 +8015,33 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_order_list_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <order>
+         *         <customer>
+         *           <email>erika@example.com</email>
+         *         </customer>
+         *         <line>
+         *           <id>1</id>
+         *           <name>Enamel mug</name>
+         *           <quantity>1</quantity>
+         *           <price>12.50</price>
+         *         </line>
+         *       </order>
+         *       <order>
+         *         <customer>
+         *           <email>max@example.com</email>
+         *         </customer>
+         *         <line>
+         *           <id>1</id>
+         *           <name>Tea towel</name>
+         *           <quantity>3</quantity>
+         *           <price>4.90</price>
+         *         </line>
+         *       </order>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_order_list_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_list_request'];
       };
@@ -8042,6 +8183,16 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_order_order_id_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <order>
+         *         <status>
+         *           <is_packed>true</is_packed>
+         *         </status>
+         *       </order>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_order_order_id_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_order_id_request'];
       };
@@ -8226,6 +8377,12 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_order_order_id_history_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <text>Called the buyer: the parcel goes out tomorrow.</text>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_order_order_id_history_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_order_order_id_history_request'];
       };
@@ -9715,6 +9872,14 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_task_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <task>
+         *         <title>Photograph the new arrivals</title>
+         *       </task>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_task_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_task_request'];
       };
@@ -9816,6 +9981,14 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_task_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <task>
+         *         <is_completed>true</is_completed>
+         *       </task>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_task_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_task_request'];
       };
@@ -9956,6 +10129,25 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_admin_event_handler_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <event_handler>
+         *         <type>
+         *           <id>paid</id>
+         *         </type>
+         *         <section>order</section>
+         *         <action>
+         *           <id>notification</id>
+         *           <required>
+         *             <url>https://erp.example.com/kontor/paid</url>
+         *             <format>post</format>
+         *             <target_name>ERP</target_name>
+         *           </required>
+         *         </action>
+         *       </event_handler>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_admin_event_handler_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_admin_event_handler_request'];
       };
@@ -10614,6 +10806,17 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['post_bank_transfer_request'];
+        /**
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <request>
+         *       <bank>
+         *         <transfer_date>2026-11-02</transfer_date>
+         *         <sender>Erika Mustermann</sender>
+         *         <subject>Thank you for the mugs</subject>
+         *         <amount>25.00</amount>
+         *       </bank>
+         *     </request>
+         */
         'application/xml': components['schemas']['post_bank_transfer_request'];
         'application/x-www-form-urlencoded': components['schemas']['post_bank_transfer_request'];
       };
