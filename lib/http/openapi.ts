@@ -137,18 +137,21 @@ function components(baseUrl: string, named: Named): Record<string, unknown> {
       },
       ...named,
     },
+    // 405 is no operation's answer (a method a path does not take has no operation; info says so).
     responses: Object.fromEntries(
-      [...errorStatuses].map(([status, kinds]) => [
-        `error_${status}`,
-        {
-          description: kinds.map((kind) => `${kind}: ${idsOf(kind).join(', ')}`).join('; '),
-          content: content(ref('Error_envelope'), {
-            ack: 'error',
-            error: [{ error: idsOf(kinds[0]!)[0], description: 'what went wrong', code: status }],
-            error_description: 'what went wrong',
-          }),
-        },
-      ]),
+      [...errorStatuses]
+        .filter(([status]) => status !== 405)
+        .map(([status, kinds]) => [
+          `error_${status}`,
+          {
+            description: kinds.map((kind) => `${kind}: ${idsOf(kind).join(', ')}`).join('; '),
+            content: content(ref('Error_envelope'), {
+              ack: 'error',
+              error: [{ error: idsOf(kinds[0]!)[0], description: 'what went wrong', code: status }],
+              error_description: 'what went wrong',
+            }),
+          },
+        ]),
     ),
   };
 }
@@ -462,8 +465,9 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
 }
 
 function successResponses(e: Endpoint, schemas: Named): Record<string, unknown> {
-  const envelope = named(schemas, `${operationId(e.method, e.path)}_answer`, successSchema(e, schemas));
-  const answer = (description: string) => ({ description, content: content(envelope) });
+  // Named when an answer uses it: a 207's parts are Multistatus_envelope (an unused component otherwise).
+  const envelope = () => named(schemas, `${operationId(e.method, e.path)}_answer`, successSchema(e, schemas));
+  const answer = (description: string) => ({ description, content: content(envelope()) });
   const out: Record<string, unknown> = {};
   // A payload named response is the list of a 207 (multiStatus): bulk calls and portal_upload.
   if (e.bulk || e.response.includes('response')) {

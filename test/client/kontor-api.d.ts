@@ -3697,12 +3697,6 @@ export interface components {
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
-    post_stock_list_answer: {
-      /** @enum {unknown} */
-      ack: 'success' | 'warning';
-      warning?: components['schemas']['Warning_type'][];
-      response?: unknown;
-    };
     get_stock_stock_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -4315,12 +4309,6 @@ export interface components {
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
-    post_order_list_answer: {
-      /** @enum {unknown} */
-      ack: 'success' | 'warning';
-      warning?: components['schemas']['Warning_type'][];
-      response?: unknown;
-    };
     get_order_order_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -4628,14 +4616,6 @@ export interface components {
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
-    };
-    post_stock_stock_id_portal_upload_answer: {
-      /** @enum {unknown} */
-      ack: 'success' | 'warning';
-      warning?: components['schemas']['Warning_type'][];
-      response?: unknown;
-      /** Format: uuid */
-      job_id?: string;
     };
     get_system_payment_method_answer: {
       /** @enum {unknown} */
@@ -5285,29 +5265,6 @@ export interface components {
          *           "error": "ambiguous_id",
          *           "description": "what went wrong",
          *           "code": 300
-         *         }
-         *       ],
-         *       "error_description": "what went wrong"
-         *     }
-         */
-        'application/json': components['schemas']['Error_envelope'];
-        'application/xml': components['schemas']['Error_envelope'];
-      };
-    };
-    /** @description method_not_allowed: method_not_allowed */
-    error_405: {
-      headers: {
-        [name: string]: unknown;
-      };
-      content: {
-        /**
-         * @example {
-         *       "ack": "error",
-         *       "error": [
-         *         {
-         *           "error": "method_not_allowed",
-         *           "description": "what went wrong",
-         *           "code": 405
          *         }
          *       ],
          *       "error_description": "what went wrong"
