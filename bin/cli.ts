@@ -34,24 +34,33 @@ import { secretFromStdin } from './stdin-secret';
 
 class UsageError extends Error {}
 
-/** Every command, one a line (continuation lines indented), for --help and an unknown command. */
-const usage = () =>
-  [
-    'usage:',
-    ...[
-      'kontor migrate',
-      'kontor doctor',
-      'kontor user create --login L (--password-stdin | --password P)',
-      'kontor client create --name N --redirect-uri U',
-      'kontor credentials reseal',
-      ...credentialLockoutUsage,
-      ...adminUsage,
-      ...bankUsage,
-      ...clientAccessUsage,
-      ...orderImportUsage,
-      ...portalConnectUsage,
-    ].map((line) => `  ${line}`),
-  ].join('\n');
+/**
+ * Every command, one a line (its continuation lines indented under it), by the thing it acts on
+ * (bank, client, ..., user), for --help and an unknown command.
+ */
+const usage = () => {
+  const lines = [
+    'kontor migrate',
+    'kontor doctor',
+    'kontor user create --login L (--password-stdin | --password P)',
+    'kontor client create --name N --redirect-uri U',
+    'kontor credentials reseal',
+    ...credentialLockoutUsage,
+    ...adminUsage,
+    ...bankUsage,
+    ...clientAccessUsage,
+    ...orderImportUsage,
+    ...portalConnectUsage,
+  ];
+  const commands: string[][] = [];
+  for (const line of lines) {
+    if (line.startsWith(' ')) commands[commands.length - 1]!.push(line);
+    else commands.push([line]);
+  }
+  const noun = (command: string[]) => command[0]!.split(' ')[1]!;
+  commands.sort((a, b) => noun(a).localeCompare(noun(b)));
+  return ['usage:', ...commands.flat().map((line) => `  ${line}`)].join('\n');
+};
 
 function options(args: string[], names: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
