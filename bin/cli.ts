@@ -11,8 +11,8 @@
  *   kontor portal-account consent | take-over (bin/portal-connect.cli.ts)
  *   kontor credentials reseal: after a key rotation, every credential sealed again with CREDENTIALS_KEY (bin/credentials-reseal.ts)
  *   kontor doctor: what the configuration leaves unsafe (config/safety.ts); exit code 1 when anything
- * Prints JSON on success; a one-line error and exit code 1 otherwise (an unknown command: that
- * line, then every command, one a line). `kontor --help` prints the commands, exit code 0.
+ * Prints JSON on success; a one-line error and exit code 1 otherwise. `kontor --help` prints the
+ * commands, one a line, exit code 0.
  */
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
@@ -36,7 +36,7 @@ class UsageError extends Error {}
 
 /**
  * Every command, one a line (its continuation lines indented under it), by the thing it acts on
- * (bank, client, ..., user), for --help and an unknown command.
+ * (bank, client, ..., user), for --help.
  */
 const usage = () => {
   const lines = [
@@ -145,13 +145,16 @@ async function run(argv: string[]): Promise<unknown> {
   if (orderImport !== undefined) return orderImport;
   const portalConnect = await runPortalConnectCommand(command, sub, rest);
   if (portalConnect !== undefined) return portalConnect;
-  throw new UsageError(`${command === undefined ? 'no command given' : `unknown command: ${[command, sub].filter(Boolean).join(' ')}`}\n${usage()}`);
+  // One line, as every other error (scripts read the first line): the list is `kontor --help`'s.
+  throw new UsageError(
+    `${command === undefined ? 'no command given' : `unknown command: ${[command, sub].filter(Boolean).join(' ')}`} (kontor --help lists the commands)`,
+  );
 }
 
 const args = process.argv.slice(2);
 
 if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
-  // Asked for: the list on standard output, exit code 0 (an unknown command prints it as its error).
+  // Asked for: the list on standard output, exit code 0.
   process.stdout.write(`${usage()}\n`);
 } else {
   runCommand();
