@@ -19,7 +19,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { answers, readmeSection, shellBlocks, Step, stepsOf } from './readme-steps';
 import { Shell } from './shell';
-import { freePort, root, runNode, Running } from '../support/process';
+import { Service } from './service';
+import { freePort, root } from '../support/process';
 
 interface Run {
   title: string;
@@ -90,10 +91,10 @@ async function typeOnFreshStart(run: Run): Promise<string | undefined> {
   const env = newcomerEnv(database, port, sandboxPort);
   const local = (text: string) => text.replace(/127\.0\.0\.1:3000/g, `127.0.0.1:${port}`).replace(/127\.0\.0\.1:3900/g, `127.0.0.1:${sandboxPort}`);
   return withDatabase(database, async () => {
-    const service: Running = runNode(['--import', 'tsx', 'bin/start.ts', '--development'], env, false);
+    const service = new Service(env);
     const shell = new Shell(root, env);
     try {
-      await service.waitFor(/kontor: running at http:\/\/127\.0\.0\.1:\d+\/v1\.1\//, 120000);
+      await service.ready();
       for (const step of [...signedIn, ...run.steps]) {
         const command = local(step.command);
         let got = await shell.run(command);
@@ -110,7 +111,7 @@ async function typeOnFreshStart(run: Run): Promise<string | undefined> {
       return `${(e as Error).message}\n${service.output().slice(-3000)}`;
     } finally {
       shell.close();
-      await service.stop(30000).catch(() => service.child.kill('SIGKILL'));
+      await service.stop();
     }
   });
 }
@@ -131,7 +132,12 @@ describe('README walk-throughs, typed as written', function () {
     });
   });
 
-  after(() => rmSync(path.join(root, 'invoice.pdf'), { force: true })); // the invoice walk-through's download
+  // Every run ends before mocha does (also those a --grep leaves out): their services stopped and
+  // databases dropped.
+  after(async () => {
+    await Promise.all(outcomes.values());
+    rmSync(path.join(root, 'invoice.pdf'), { force: true }); // the invoice walk-through's download
+  });
 
   for (const run of runs)
     it(`when "${run.title}" is typed on a fresh npm start, then every answer is the one it prints`, async () => {

@@ -28,13 +28,9 @@ export function spawnWorker(entry: string, env: Record<string, string>): ChildPr
   return spawn(process.execPath, ['--require', 'tsx/cjs', entry], { cwd: root, stdio: 'ignore', env: { ...process.env, ...base, ...env } });
 }
 
-/**
- * Runs node with the arguments (a compiled entry: ['dist/server/index.js']), in this process's
- * environment with env's changes, or (`inherit: false`) in env alone: a newcomer's shell, without
- * the suite's NODE_ENV=test.
- */
-export function runNode(args: string[], env: Record<string, string>, inherit = true): Running {
-  const child = spawn(process.execPath, args, { cwd: root, env: inherit ? { ...process.env, ...env } : env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs node with the arguments (a compiled entry: ['dist/server/index.js']). */
+export function runNode(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => {
     out += d;
