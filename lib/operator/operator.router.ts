@@ -43,5 +43,9 @@ export function operatorRouter(): express.Router {
   board.setBasePath('/operator/queues');
   createBullBoard({ queues: (Object.keys(queueNames) as QueueName[]).map((name) => new BullMQAdapter(queues().get(name))), serverAdapter: board });
   router.use('/queues', operatorAuth, board.getRouter() as express.Router);
+  // The README and the settings name the area /operator/: an operator who opens it lands on the dashboard.
+  router.get('/', operatorAuth, (req, res) => {
+    res.redirect(302, `${req.baseUrl}/queues/`);
+  });
   return router;
 }

@@ -48,6 +48,16 @@ describe('fleet: operator pages', () => {
     expect(res.headers.get('content-type')).to.contain('text/html');
   });
 
+  it('when /operator/ itself is opened, then credentials are asked, and with them it leads to the queue dashboard', async () => {
+    const base = await apiBase();
+    expect((await fetch(`${base}/operator/`, { redirect: 'manual' })).status).to.equal(401);
+    for (const path of ['/operator', '/operator/']) {
+      const res = await fetch(`${base}${path}`, { headers: basic('ops', 'ops-secret'), redirect: 'manual' });
+      expect(res.status, path).to.equal(302);
+      expect(res.headers.get('location'), path).to.equal('/operator/queues/');
+    }
+  });
+
   it('when no operator password is configured, then the operator pages are off', async () => {
     setConfig({ ...config(), operatorPassword: '' });
     try {
