@@ -16,6 +16,18 @@ export function signature(secret: string, timestamp: string, body: string): stri
   return `v1=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
+/**
+ * The same notification signed as Standard Webhooks (standardwebhooks.com, spec 1.0.0) asks, so
+ * that a receiver's stock verifier (the standardwebhooks packages, Svix's) takes it as it is:
+ * `webhook-signature: v1,<base64(HMAC-SHA256(key, id + "." + timestamp + "." + body))>`, the key
+ * being the bytes the secret's base64 after `whsec_` encodes. Secrets made before these headers
+ * are base64url; Buffer reads both alphabets, a receiver's library only the standard one (README).
+ */
+export function standardSignature(secret: string, id: string, timestamp: string, body: string): string {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return `v1,${crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
 /** Why an attempt got no 2xx without an answer, or with one: the delivery log's error class. */
 export type AttemptError = 'timeout' | 'dns' | 'connection' | 'tls' | 'http' | 'blocked_host';
 
@@ -159,6 +171,9 @@ async function attempt({ url, secret, body, deliveryId, requestId }: Notificatio
         'X-Kontor-Delivery': deliveryId,
         'X-Kontor-Timestamp': timestamp,
         'X-Kontor-Signature': signature(secret, timestamp, body),
+        'webhook-id': deliveryId,
+        'webhook-timestamp': timestamp,
+        'webhook-signature': standardSignature(secret, deliveryId, timestamp, body),
         // The API request that caused the event, for the receiver's and our logs.
         ...(requestId ? { 'X-Request-Id': requestId } : {}),
       },

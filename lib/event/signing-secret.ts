@@ -7,8 +7,11 @@
 import crypto from 'node:crypto';
 import { CredentialsError, openCredentials, sealCredentials } from '../secret';
 
-/** A new secret: 256 random bits, `whsec_` and base64url (what receivers are told to expect). */
-export const newSigningSecret = () => `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+/**
+ * A new secret: 256 random bits, `whsec_` and standard base64 with its padding, the form Standard
+ * Webhooks libraries decode (base64url, used before, is refused by theirs when it holds - or _).
+ */
+export const newSigningSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;
 
 /**
  * The secret sealed for the handler row `id`, with the password of its url when it names one

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
 import { config, loadConfig, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
+import { standardSignature } from '../../lib/event/notification';
 import { nextAttemptAt, plannedSchedule, retryAfterMs, retryPolicy } from '../../lib/event/webhook-retry';
 import { setResolver } from '../../lib/event/webhook-host';
 import { apiBase, call, newSeller, query, Seller } from '../support/api';
@@ -119,7 +121,23 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
         .update(`${String(r.headers['x-kontor-timestamp'])}.${r.body}`)
         .digest('hex')}`;
       expect(r.headers['x-kontor-signature']).to.equal(expected);
+      // A receiver's stock Standard Webhooks verifier takes it as sent, with the secret as answered.
+      expect(r.headers['webhook-id']).to.equal(delivery.id);
+      expect(r.headers['webhook-timestamp']).to.equal(r.headers['x-kontor-timestamp']);
+      expect(new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).to.deep.include({ delivery_id: delivery.id });
+      expect(() => new Webhook(secret).verify(r.body.replace('"erp"', '"ERP"'), r.headers as Record<string, string>)).to.throw('No matching signature');
     }
+  });
+
+  it('when a handler still has a secret of the earlier base64url form, then its Standard Webhooks signature verifies once the receiver writes the secret in standard base64', () => {
+    const secret = 'whsec_i38KrzsnsADpWSX93pmOxU3Q4aGK2QRJyk1k-xBoyIU';
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const body = '{"event":{"section":"order","type":"created"}}';
+    const headers = { 'webhook-id': 'd-1', 'webhook-timestamp': timestamp, 'webhook-signature': standardSignature(secret, 'd-1', timestamp, body) };
+    // The library decodes the standard alphabet only: as answered, the secret is refused outright.
+    expect(() => new Webhook(secret)).to.throw('incorrect characters');
+    const standard = `whsec_${secret.slice('whsec_'.length).replace(/-/g, '+').replace(/_/g, '/')}`;
+    expect(new Webhook(standard).verify(body, headers)).to.deep.equal(JSON.parse(body));
   });
 
   it('when the host name does not resolve, then the attempt is logged as a dns error and retried, not failed', async () => {
