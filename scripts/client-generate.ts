@@ -19,7 +19,9 @@ const header = `/**
 
 /** The types of a document, formatted as the repository formats TypeScript. */
 export async function clientTypes(document: Record<string, unknown>): Promise<string> {
-  const ast = await openapiTS(document as never, { alphabetize: false, exportType: false });
+  // A request field with a default (send_mit's is_mail, a condition's operator) may be left out:
+  // by default openapi-typescript would make every field with a default required.
+  const ast = await openapiTS(document as never, { alphabetize: false, exportType: false, defaultNonNullable: false });
   const options = (await prettier.resolveConfig(clientTypesFile)) ?? {};
   return prettier.format(header + astToString(ast), { ...options, parser: 'typescript' });
 }

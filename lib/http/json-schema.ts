@@ -135,8 +135,9 @@ function requestOf(d: Full): JsonSchema {
   let schema = requestType(d);
   // null means absent: taken where the field may be absent.
   if (metaOf(d, 'nullIsAbsent') && d.flags?.presence !== 'required') schema = { anyOf: [schema, { type: 'null' }] };
-  if (d.flags?.default !== undefined && typeof d.flags.default !== 'object') schema = { ...schema, default: d.flags.default };
-  return withAllowed(schema, d);
+  const taken = withAllowed(schema, d);
+  // On the whole (Joi's allow('') included): a default '' beside minLength 1 would break its own schema.
+  return d.flags?.default !== undefined && typeof d.flags.default !== 'object' ? { ...taken, default: d.flags.default } : taken;
 }
 
 function requestType(d: Full): JsonSchema {

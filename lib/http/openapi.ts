@@ -320,7 +320,7 @@ function parameters(e: Endpoint, schemas: Named): unknown[] {
             style: 'deepObject',
             explode: true,
             description: 'The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).',
-            schema: { type: ['string', 'array', 'object'] },
+            schema: { type: ['string', 'array', 'object'], items: { type: 'string' } },
             // The docs page fills "Try it out" with a parameter's example, else a sample built from
             // its schema: for filter and pagination one that the server refuses (every filter field
             // an empty list, min_id "string"). Empty: the first Execute reads the first page.

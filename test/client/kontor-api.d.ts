@@ -4808,13 +4808,13 @@ export interface components {
               | {
                   field: string;
                   /** @default = */
-                  operator: string | null;
+                  operator?: string | null;
                   value: (string | '') | (number | string) | (boolean | string);
                 }[]
               | ({
                   field: string;
                   /** @default = */
-                  operator: string | null;
+                  operator?: string | null;
                   value: (string | '') | (number | string) | (boolean | string);
                 } & unknown)
             )
@@ -4908,7 +4908,8 @@ export interface components {
         code?: (string & unknown)[] | ((string & unknown) & unknown);
         date?: (string & unknown) & unknown;
         /** @default true */
-        is_mail: boolean | string | (1 | 0);
+        is_mail?: boolean | string | (1 | 0);
+        /** @default  */
         mail_text?: string | '';
       };
       /** @description The portal account the request acts for (an id or "default"). */
@@ -5762,7 +5763,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -5855,7 +5856,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         portal_account_id?: number | string;
       };
       header?: {
@@ -5938,7 +5939,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -6111,7 +6112,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -6318,7 +6319,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         portal_account_id?: number | string;
       };
       header?: {
@@ -6517,7 +6518,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -6971,7 +6972,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {
@@ -7269,7 +7270,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {
@@ -7728,7 +7729,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -8071,7 +8072,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         portal_account_id?: number | string;
       };
       header?: {
@@ -8425,7 +8426,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -9069,7 +9070,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {
@@ -9752,7 +9753,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -10312,7 +10313,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -10683,7 +10684,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}
@@ -10958,7 +10959,7 @@ export interface operations {
          * @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).
          * @example {}
          */
-        select?: string | unknown[] | Record<string, never>;
+        select?: string | string[] | Record<string, never>;
         /**
          * @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.
          * @example {}

@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020';
 import { expect } from 'chai';
 import { endpoints } from '../../server/routes';
 import { apiBase, call } from '../support/api';
@@ -26,6 +27,25 @@ describe('OpenAPI document and docs page', () => {
     const result = await new Validator().validate(doc as never);
     expect(result.errors ?? [], JSON.stringify(result.errors ?? []).slice(0, 2000)).to.deep.equal([]);
     expect(result.valid).to.equal(true);
+  });
+
+  it("when a schema of openapi.json names a default, then the default is a value of that schema (Spectral's oas3-valid-schema-example found send_mit's mail_text)", async () => {
+    const doc = await documentOf();
+    const ajv = new Ajv2020({ strict: false });
+    const broken: string[] = [];
+    // Every object is taken for a schema but a map of properties (whose keys are field names).
+    const visit = (node: unknown, at: string, isMap = false): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${at}[${i}]`));
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Record<string, unknown>;
+      if (!isMap && 'default' in schema && !ajv.validate({ ...schema, default: undefined }, schema.default)) broken.push(at);
+      for (const [key, child] of Object.entries(schema)) {
+        if (isMap || (key !== 'default' && key !== 'example')) visit(child, `${at}.${key}`, !isMap && key === 'properties');
+      }
+    };
+    visit(doc.paths, 'paths');
+    visit((doc as unknown as { components: unknown }).components, 'components');
+    expect(broken).to.deep.equal([]);
   });
 
   it('when openapi.json is read, then every declared endpoint is in it with its scope, and authorize.php too', async () => {
