@@ -11,3 +11,18 @@ export function sellerContactEmail(account: Pick<AccountRow, 'email' | 'settings
   const given = typeof invoice?.email === 'string' ? invoice.email : '';
   return given || (account?.email ?? '');
 }
+
+/**
+ * The language and formats of what the seller's buyers receive (invoices, the in-transit mail):
+ * settings.invoice.locale, a BCP 47 tag, 'de-DE' when the seller has set none.
+ */
+export function sellerLocale(account: Pick<AccountRow, 'settings'> | undefined): string {
+  const invoice = (account?.settings ?? {}).invoice as Record<string, unknown> | undefined;
+  return typeof invoice?.locale === 'string' && invoice.locale.trim() ? invoice.locale.trim() : 'de-DE';
+}
+
+/** The name the seller's buyers know: the account address's name (Admin_user_type: the company); '' when none is given. */
+export function sellerName(account: Pick<AccountRow, 'address'> | undefined): string {
+  const name = account?.address?.name;
+  return typeof name === 'string' ? name.trim() : '';
+}

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Caller, OrderScope } from '../access';
 import { allOrdersOf } from '../access';
-import { accountRepository, sellerContactEmail } from '../account';
+import { accountRepository, sellerContactEmail, sellerLocale } from '../account';
 import { config } from '../../config';
 import { db, transaction } from '../db';
 import { domainError, invalidField, notFound } from '../errors';
@@ -72,7 +72,7 @@ export async function sellerSettings(accountId: number): Promise<SellerInvoiceSe
   return {
     party: { address: addressOf(account?.address), vatId: text(settings?.vat_id), taxNumber: text(settings?.tax_number), email },
     smallBusiness: settings?.small_business === true,
-    locale: text(settings?.locale) || 'de-DE',
+    locale: sellerLocale(account),
     iban: text(settings?.iban),
     bic: text(settings?.bic),
     contact: { name: text(settings?.contact_name) || text(account?.address?.name_2), phone: text(settings?.phone), email },

@@ -41,6 +41,11 @@ export interface OutgoingMail {
   text: string;
   /** Shown to the receiver as the sender's address for replies. */
   replyTo?: string;
+  /**
+   * The sender's name the receiver sees (a seller's mail to its buyer), with MAIL_FROM's address:
+   * the address stays the service's, which its SPF and DKIM cover.
+   */
+  fromName?: string;
 }
 
 /**
@@ -62,9 +67,17 @@ async function subjectHeader(subject: string): Promise<string> {
   return encodeWord(line, 'Q', 52);
 }
 
+/** The address of MAIL_FROM ("Kontor <no-reply@example.com>" or the address alone), as nodemailer parses a From. */
+async function addressOf(from: string): Promise<string> {
+  const { default: parse } = await import('nodemailer/lib/addressparser');
+  const [first] = parse(from, { flatten: true });
+  return first?.address || from;
+}
+
 /** Sends one text mail through SMTP; resolves with the server's message id. A refused or unreachable server throws (see refusedForGood). */
-export async function sendMail(mail: OutgoingMail): Promise<{ messageId: string }> {
-  const message = { from: config().mailFrom, ...mail, subject: await subjectHeader(mail.subject) };
+export async function sendMail({ fromName, ...mail }: OutgoingMail): Promise<{ messageId: string }> {
+  const from = fromName ? { name: fromName, address: await addressOf(config().mailFrom) } : config().mailFrom;
+  const message = { from, ...mail, subject: await subjectHeader(mail.subject) };
   const info = (await (await transporter()).sendMail(message)) as { messageId: string };
   return { messageId: info.messageId };
 }

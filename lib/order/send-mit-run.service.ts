@@ -1,5 +1,5 @@
 import { allOrdersOf } from '../access';
-import { accountRepository, sellerContactEmail } from '../account';
+import { accountRepository, sellerContactEmail, sellerLocale, sellerName } from '../account';
 import { db } from '../db';
 import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
 import { refusedForGood, sendMail } from '../mail';
@@ -194,14 +194,16 @@ async function knownShippedByChannel(accountId: number, order: OrderReadRow): Pr
   return db().transaction((trx) => channelFulfilmentQuery().fulfilledByChannel(trx, accountId, order.internal_id));
 }
 
-/** The in-transit mail to the buyer, answered to the seller (Reply-To: lib/account sellerContactEmail). */
+/** The in-transit mail to the buyer, in the seller's name and language, answered to the seller (Reply-To: lib/account sellerContactEmail). */
 async function sendInTransitMail(run: JobPayloads['order.send_mit'], order: OrderReadRow, ctx: SendMitContext): Promise<NonNullable<SendMitProgress['mail']>> {
   const to = order.customer_email ?? '';
   if (!mailAddress.test(to)) return { sent: false, error: 'the order has no valid customer.email' };
-  const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText);
-  const replyTo = sellerContactEmail(await accountRepository.get(run.accountId));
+  const account = await accountRepository.get(run.accountId);
+  const seller = { locale: sellerLocale(account), name: sellerName(account) };
+  const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText, seller);
+  const replyTo = sellerContactEmail(account);
   try {
-    const sent = await sendMail({ to, ...mail, ...(mailAddress.test(replyTo) ? { replyTo } : {}) });
+    const sent = await sendMail({ to, ...mail, ...(seller.name ? { fromName: seller.name } : {}), ...(mailAddress.test(replyTo) ? { replyTo } : {}) });
     return { sent: true, to, message_id: sent.messageId };
   } catch (err) {
     // A 5xx to the recipient or the message (lib/mail refusedForGood) is recorded at once: another try gets the same answer.

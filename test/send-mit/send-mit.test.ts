@@ -3,6 +3,7 @@ import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { Config, config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { setAccountAddress } from '../../lib/account';
 import { db } from '../../lib/db/knex';
 import { closeMailer } from '../../lib/mail/mailer';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
@@ -12,6 +13,14 @@ import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
 import { CaughtMail, startMailCatcher, waitFor } from '../event/servers';
 import { Sandbox, startSandbox } from '../fleet/support';
+
+/** The text of a caught mail: its body after the header, quoted-printable decoded (nodemailer's encoding of non-ASCII text). */
+function mailText(raw: string): string {
+  const body = raw.slice(raw.search(/\r?\n\r?\n/)).replace(/^\r?\n\r?\n/, '');
+  if (!/^Content-Transfer-Encoding: quoted-printable\r?$/im.test(raw)) return body.replace(/\r\n/g, '\n');
+  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8').replace(/\r\n/g, '\n');
+}
 
 describe('send_mit (POST order/{order_id}/send_mit/)', function () {
   this.timeout(60000);
@@ -142,12 +151,40 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(order.history.at(-1)).to.match(/^send_mit 2026-11-20: shipped with DHL/);
 
     const mail = await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
-    expect(mail.raw).to.match(new RegExp(`Subject: Your order ${orderId} is on its way`));
-    expect(mail.raw).to.contain('00340434161094042557');
-    expect(mail.raw).to.match(/dhl\.de/);
-    expect(mail.raw).to.contain('Thank you!');
+    // A seller who set no locale: its invoices' de-DE, so the mail is German, as they are.
+    expect(mail.raw).to.match(new RegExp(`^Subject: Ihre Bestellung ${orderId} ist unterwegs\r?$`, 'm'));
+    const text = mailText(mail.raw);
+    expect(text).to.contain(`Ihre Bestellung ${orderId} wurde am 20. November 2026 mit DHL versandt.`);
+    expect(text).to.contain('Sendungsnummern: 00340434161094042557, 00340434161094042558');
+    expect(text).to.match(/dhl\.de/);
+    expect(text).to.contain('Thank you!');
+    // A seller without an address name: signed without one, sent as MAIL_FROM names the sender.
+    expect(text).to.match(/Viele Grüße\n$/);
+    expect(mail.raw).to.match(new RegExp(`^From: ${config().mailFrom.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\r?$`, 'm'));
     // A seller who gave no e-mail: no Reply-To; the buyer's reply goes to the sender, as before.
     expect(mail.raw).not.to.match(/^Reply-To:/im);
+  });
+
+  it("when the seller's locale is English and its address names the company, then the mail is English, signed and sent in the company's name from the service's address", async () => {
+    const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
+    const { seller, orderId } = await auctionOrder(email, null);
+    await setAccountAddress(seller.id, { name: 'Berg Handel GmbH', city: 'Berlin', country_iso2: 'DE' });
+    const locale = await call('admin/user/', { token: seller.token, body: { user: { settings: { invoice: { locale: 'en-GB' } } } } });
+    expect(locale.status, locale.text).to.equal(200);
+    const res = await call(`order/${orderId}/send_mit/`, {
+      token: seller.token,
+      body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-20' } },
+    });
+    expect(res.status, res.text).to.equal(202);
+    expect((await finished(seller, res.body.job_id as string)).state).to.equal('completed');
+    const mail = await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
+    expect(mail.raw).to.match(new RegExp(`^Subject: Your order ${orderId} is on its way\r?$`, 'm'));
+    const text = mailText(mail.raw);
+    expect(text).to.contain(`your order ${orderId} was shipped on 20 November 2026 with DHL.`);
+    expect(text).to.contain('Tracking code: 00340434161094042557');
+    expect(text).to.match(/Kind regards\nBerg Handel GmbH\n$/);
+    const address = /<([^>]+)>/.exec(config().mailFrom)?.[1] ?? config().mailFrom;
+    expect(mail.raw).to.match(new RegExp(`^From: "?Berg Handel GmbH"? <${address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}>\r?$`, 'm'));
   });
 
   it('when send_mit is posted for a multi-line auction_a order, then one fulfilment names every line with eBay’s carrier code, and every line is rated', async () => {
