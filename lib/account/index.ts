@@ -10,6 +10,6 @@ export { counterRepository } from './counter.repository';
 export { decoyHash, disabledPasswordHash, hashPassword, isDisabledPasswordHash, verifyPassword } from './password';
 export { personRepository } from './person.repository';
 export type { PersonRow } from './person.repository';
-export { sellerContactEmail, sellerLocale, sellerName } from './seller-contact';
+export { sellerAsSender, sellerContactEmail, sellerLocale } from './seller-contact';
 export { readUser, setAccountAddress, updateUser, userType } from './user';
 export type { UserUpdate } from './user';

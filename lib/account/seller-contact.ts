@@ -1,4 +1,5 @@
-import type { AccountRow } from './account.repository';
+import { mailAddress, type OutgoingMail } from '../mail';
+import { accountRepository, type AccountRow } from './account.repository';
 
 /**
  * The address a seller's buyers write to: settings.invoice.email (POST admin/user/), else the
@@ -25,4 +26,17 @@ export function sellerLocale(account: Pick<AccountRow, 'settings'> | undefined):
 export function sellerName(account: Pick<AccountRow, 'address'> | undefined): string {
   const name = account?.address?.name;
   return typeof name === 'string' ? name.trim() : '';
+}
+
+/**
+ * How a mail the seller's buyers receive names its sender (send_mit's in-transit mail, an event
+ * handler's mail action): under the seller's name (sellerName), answered to the seller's contact
+ * (sellerContactEmail) instead of the service's no-reply address, each left out when not given;
+ * and the seller's locale and name, for the text.
+ */
+export async function sellerAsSender(accountId: number): Promise<{ sender: Pick<OutgoingMail, 'fromName' | 'replyTo'>; locale: string; name: string }> {
+  const account = await accountRepository.get(accountId);
+  const name = sellerName(account);
+  const replyTo = sellerContactEmail(account);
+  return { sender: { ...(name ? { fromName: name } : {}), ...(mailAddress.test(replyTo) ? { replyTo } : {}) }, locale: sellerLocale(account), name };
 }

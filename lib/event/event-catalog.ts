@@ -4,6 +4,7 @@
  * here publishes it; the emitters (lib/order, lib/customer, lib/cia) write event.emit jobs with
  * the same section and type.
  */
+import { mailAddress } from '../mail';
 
 /** System_event_type_type. */
 export interface EventType {
@@ -37,9 +38,6 @@ export interface EventAction {
   required_format: Record<string, RequiredFormat>;
 }
 
-/** One e-mail address as a mail can be sent to it (also checked after a template is filled). */
-export const emailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
-
 const urlFormat: RequiredFormat = {
   format: 'url',
   pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
@@ -49,7 +47,7 @@ const urlFormat: RequiredFormat = {
 
 const emailFormat: RequiredFormat = {
   format: 'email',
-  pattern: `^(${emailAddress.source.slice(1, -1)}|\\{[a-z0-9_]+(\\.[a-z0-9_]+)*\\})$`,
+  pattern: `^(${mailAddress.source.slice(1, -1)}|\\{[a-z0-9_]+(\\.[a-z0-9_]+)*\\})$`,
   description:
     "the record's buyer as the field that holds the address ({customer.email} of an order, {email} of a customer), or one of the account's own addresses (GET admin/user/ email); no other recipient",
 };

@@ -1,13 +1,13 @@
 import { UnrecoverableError } from 'bullmq';
+import { sellerAsSender } from '../account';
 import { invalidInput, noLongerExists, Warning } from '../errors';
 import { log } from '../log';
-import { refusedForGood, sendMail } from '../mail';
+import { mailAddress, refusedForGood, sendMail } from '../mail';
 import { updateOrder } from '../order';
 import type { StatusFlag } from '../order';
 import type { JobPayloads } from '../queue';
 import { withEventCause } from '../queue';
 import { createTaskOnce } from '../task';
-import { emailAddress } from './event-catalog';
 import { causeAfter } from './event-chain';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord, recordIds } from './event-record';
@@ -60,9 +60,11 @@ async function mail(runId: string, run: Run, handler: EventHandlerRow, lastAttem
   await assertMailRecipient(run.accountId, run.section, handler.required.to!);
   const record = await recordOf(run, handler);
   const to = fillTemplate(handler.required.to!, record).trim();
-  if (!emailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
+  if (!mailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
   const subject = fillTemplate(handler.required.subject!, record);
-  const sent = await sendMail({ to, subject, text: fillTemplate(handler.required.template!, record) }).catch(async (err: unknown) => {
+  // The seller's own mail (its template): under its name, answered to it, as send_mit's.
+  const { sender } = await sellerAsSender(run.accountId);
+  const sent = await sendMail({ to, subject, text: fillTemplate(handler.required.template!, record), ...sender }).catch(async (err: unknown) => {
     // The server refused this recipient or message for good (a 5xx, lib/mail refusedForGood): the run fails at once with its
     // answer (GET job/{job_id}/), instead of asking again with every retry; anything else is retried with the queue's backoff.
     const refused = refusedForGood(err);

@@ -4,4 +4,6 @@
  * README.md beside this file has the decisions.
  */
 export { offerDevMailCatcher } from './dev-mail-catcher';
+export { mailAddress } from './mail-address';
 export { refusedForGood, sendMail } from './mailer';
+export type { OutgoingMail } from './mailer';

@@ -1,8 +1,8 @@
 import { allOrdersOf } from '../access';
-import { accountRepository, sellerContactEmail, sellerLocale, sellerName } from '../account';
+import { sellerAsSender } from '../account';
 import { db } from '../db';
 import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
-import { refusedForGood, sendMail } from '../mail';
+import { mailAddress, refusedForGood, sendMail } from '../mail';
 import { adapterFor, isShippedByChannelAtPortal, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import type { PortalTarget } from '../portals';
@@ -36,8 +36,6 @@ export interface SendMitContext {
   lastAttempt: boolean;
   save(progress: SendMitProgress): Promise<void>;
 }
-
-const mailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
 async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarget | undefined> {
   return order.portal_account_id === null ? undefined : portalTargetRepository.target(db(), accountId, order.portal_account_id);
@@ -194,16 +192,14 @@ async function knownShippedByChannel(accountId: number, order: OrderReadRow): Pr
   return db().transaction((trx) => channelFulfilmentQuery().fulfilledByChannel(trx, accountId, order.internal_id));
 }
 
-/** The in-transit mail to the buyer, in the seller's name and language, answered to the seller (Reply-To: lib/account sellerContactEmail). */
+/** The in-transit mail to the buyer, in the seller's name and language, answered to the seller (lib/account sellerAsSender). */
 async function sendInTransitMail(run: JobPayloads['order.send_mit'], order: OrderReadRow, ctx: SendMitContext): Promise<NonNullable<SendMitProgress['mail']>> {
   const to = order.customer_email ?? '';
   if (!mailAddress.test(to)) return { sent: false, error: 'the order has no valid customer.email' };
-  const account = await accountRepository.get(run.accountId);
-  const seller = { locale: sellerLocale(account), name: sellerName(account) };
-  const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText, seller);
-  const replyTo = sellerContactEmail(account);
+  const { sender, locale, name } = await sellerAsSender(run.accountId);
+  const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText, { locale, name });
   try {
-    const sent = await sendMail({ to, ...mail, ...(seller.name ? { fromName: seller.name } : {}), ...(mailAddress.test(replyTo) ? { replyTo } : {}) });
+    const sent = await sendMail({ to, ...mail, ...sender });
     return { sent: true, to, message_id: sent.messageId };
   } catch (err) {
     // A 5xx to the recipient or the message (lib/mail refusedForGood) is recorded at once: another try gets the same answer.

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Job } from 'bullmq';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
+import { setAccountAddress } from '../../lib/account';
 import { db } from '../../lib/db/knex';
 import { dispatchEvent } from '../../lib/event/event-dispatch.service';
 import { eventProcessors } from '../../lib/event/event.processor';
@@ -144,9 +145,12 @@ describe('event execution (events worker)', function () {
     expect(received.find((r) => r.path === `/ok/cond-a-${seller.id}`)).to.equal(undefined);
   });
 
-  it('when an order is created, then the mail, order_flag and task actions run on the record', async () => {
+  it("when an order is created, then the mail, order_flag and task actions run on the record; the mail goes out in the seller's name, answered to the seller", async () => {
     const seller = await newSeller();
     const email = `buyer-${seller.id}@example.com`;
+    await setAccountAddress(seller.id, { name: 'Berg Handel GmbH', city: 'Berlin', country_iso2: 'DE' });
+    const contact = await call('admin/user/', { token: seller.token, body: { user: { settings: { invoice: { email: 'orders@berg-handel.example' } } } } });
+    expect(contact.status, contact.text).to.equal(200);
     const mail = await createHandler(seller, {
       type: { id: 'created' },
       section: 'order',
@@ -172,6 +176,9 @@ describe('event execution (events worker)', function () {
     const received = mails.find((m) => m.to === email)!;
     expect(received.raw).to.match(new RegExp(`Subject: Order ${orderId} received`));
     expect(received.raw).to.match(new RegExp(`Thank you for order ${orderId} over`));
+    // The seller's own mail to its buyer: the buyer sees who writes and a reply reaches the seller, not the no-reply sender.
+    expect(received.raw).to.match(/^From: "?Berg Handel GmbH"? <[^>]+>\r?$/m);
+    expect(received.raw).to.match(/^Reply-To: orders@berg-handel\.example\r?$/m);
 
     const flagJob = await finalJob(seller, await waitFor(() => runJobOf(seller, flag.id), 'the flag run'));
     expect(flagJob.state, String(flagJob.error)).to.equal('completed');
