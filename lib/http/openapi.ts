@@ -422,6 +422,7 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
       description: e.file,
       content: {
         'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        'application/zip': { schema: { type: 'string', format: 'binary' } },
         'application/xml': { schema: { type: 'string' } },
         'text/plain': { schema: { type: 'string' } },
       },

@@ -38,7 +38,7 @@ export const bankEndpoints = [
     summary:
       'Import a bank statement (ours, beside document 1): every booked credit becomes a transfer, once; 202 with the job_id of the matching, 200 when nothing new was stored.',
     scope: 'bank_w',
-    file: 'the statement file as the body: CAMT.053 or camt.054 (.001.02 to .08, the encoding its XML declaration names, else UTF-8) or MT940 (the character set detected: UTF-8, ISO-8859-1/15, Windows-1252, CP850/437/852)',
+    file: 'the statement file as the body: CAMT.053 or camt.054 (.001.02 to .08, the encoding its XML declaration names, else UTF-8) or MT940 (the character set detected: UTF-8, ISO-8859-1/15, Windows-1252, CP850/437/852), or a ZIP archive of such files (the camt.053 download of a bank: every file read, stored together)',
     response: ['statement', 'job_id'],
     async: true,
     answers: { 200: 'Nothing new was stored: no job.' },

@@ -10872,10 +10872,11 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description the statement file as the body: CAMT.053 or camt.054 (.001.02 to .08, the encoding its XML declaration names, else UTF-8) or MT940 (the character set detected: UTF-8, ISO-8859-1/15, Windows-1252, CP850/437/852) */
+    /** @description the statement file as the body: CAMT.053 or camt.054 (.001.02 to .08, the encoding its XML declaration names, else UTF-8) or MT940 (the character set detected: UTF-8, ISO-8859-1/15, Windows-1252, CP850/437/852), or a ZIP archive of such files (the camt.053 download of a bank: every file read, stored together) */
     requestBody: {
       content: {
         'application/octet-stream': string;
+        'application/zip': string;
         'application/xml': string;
         'text/plain': string;
       };

@@ -32,6 +32,7 @@ import iconv from 'iconv-lite';
 import { DomainError, invalidInput } from '../../errors';
 import { isCamt, isCamtReport, parseCamt } from './camt';
 import { addEarlierKeys } from './entry-key';
+import { archiveFiles, isZipArchive } from './statement-archive';
 import { isMt940, parseMt940 } from './mt940';
 import type { ParsedStatement } from './statement.type';
 
@@ -132,6 +133,35 @@ function plausibility(bytes: Buffer, text: string): number {
 }
 
 export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
+  if (!isZipArchive(bytes)) return parseStatementFile(bytes);
+  const parsed: ParsedStatement[] = [];
+  for (const file of archiveFiles(bytes)) {
+    if (isZipArchive(file.bytes)) throw invalidInput('malformed_statement', `${file.name}: an archive inside the archive is not read`, 'body');
+    try {
+      parsed.push(await parseStatementFile(file.bytes));
+    } catch (err) {
+      // Which file of the archive: the bank's own name for it (account and day).
+      if (err instanceof DomainError) throw new DomainError(err.id, `${file.name}: ${err.message}`, { field: err.field, as: err.kind });
+      throw err;
+    }
+  }
+  return mergedStatements(parsed);
+}
+
+/** The files of one archive as one import: their statements, entries and counts together; the format of the first. */
+function mergedStatements(parsed: ParsedStatement[]): ParsedStatement {
+  return {
+    format: parsed[0]!.format,
+    statements: parsed.reduce((n, p) => n + p.statements, 0),
+    entries: parsed.flatMap((p) => p.entries),
+    debits: parsed.reduce((n, p) => n + p.debits, 0),
+    reversals: parsed.flatMap((p) => p.reversals),
+    returns: parsed.reduce((n, p) => n + p.returns, 0),
+    unbooked: parsed.reduce((n, p) => n + p.unbooked, 0),
+  };
+}
+
+async function parseStatementFile(bytes: Buffer): Promise<ParsedStatement> {
   const text = decodeStatement(bytes).replace(/^\uFEFF/, '');
   if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file', 'body');
   if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty', 'body');
