@@ -46,9 +46,12 @@ export function inTransitMail(
   mailText: string,
   seller: { locale: string; name: string },
 ): { subject: string; text: string } {
-  const w = seller.locale.toLowerCase().startsWith('de') ? words.de : words.en;
+  const german = seller.locale.toLowerCase().startsWith('de');
+  const w = german ? words.de : words.en;
+  // The date as the text's language writes it: a French seller's English mail says 20 November, not 20 novembre.
+  const dateLocale = german || seller.locale.toLowerCase().startsWith('en') ? seller.locale : 'en-GB';
   const links = trackingLinks(deliverer ?? undefined, codes.join(' '));
-  const lines = [w.greeting, '', w.shipped(order.id, dateIn(seller.locale, date), deliverer ?? '')];
+  const lines = [w.greeting, '', w.shipped(order.id, dateIn(dateLocale, date), deliverer ?? '')];
   if (codes.length) lines.push('', `${w.codes(codes.length)}: ${codes.join(', ')}`);
   if (links.length) lines.push('', w.follow, ...links);
   if (mailText.trim()) lines.push('', mailText.trim());

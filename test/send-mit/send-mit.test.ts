@@ -6,6 +6,7 @@ import { createPortalAccount } from '../../lib/admin/portal-account-admin.servic
 import { setAccountAddress } from '../../lib/account';
 import { db } from '../../lib/db/knex';
 import { closeMailer } from '../../lib/mail/mailer';
+import { inTransitMail } from '../../lib/order/send-mit.mail';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
@@ -373,5 +374,16 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback')).to.have.length(1);
     expect(ebayCalls(portalAccountId, 'POST', `/sell/fulfillment/v1/order/${ebayOrderId}/shipping_fulfillment`)).to.have.length(1);
     expect(catcher.mails.filter((m) => m.to === email)).to.have.length(1);
+  });
+});
+
+describe('the in-transit mail text', () => {
+  it("when the seller's locale is neither German nor English, or no locale at all, then the mail is English with the date as English writes it", () => {
+    for (const locale of ['fr-FR', 'not a locale']) {
+      const mail = inTransitMail({ id: '1_2026_11' }, 'DHL', ['1'], '2026-11-20', '', { locale, name: '' });
+      expect(mail.subject, locale).to.equal('Your order 1_2026_11 is on its way');
+      expect(mail.text, locale).to.contain('your order 1_2026_11 was shipped on 20 November 2026 with DHL.');
+      expect(mail.text, locale).to.match(/Kind regards\n$/);
+    }
   });
 });
