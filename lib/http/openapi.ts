@@ -637,6 +637,35 @@ function documentPaths(): Record<string, unknown> {
   };
 }
 
+/**
+ * The groups of the docs page (an operation's tag is its path's first segment), in document 1's
+ * order of what the service does, each with what it holds: without a global list, Swagger UI shows
+ * bare segment names in the order they first appear.
+ */
+const tagDescriptions: Record<string, string> = {
+  token: 'Access tokens (document 1, Authentication): client_credentials for the seller, authorization_code and refresh_token for third-party clients.',
+  stock:
+    'Stock items with their listings on every portal, CIA (the cross-channel quantity adjustment), listing at portals, descriptions, own categories, history.',
+  order: 'Orders: create, read, update, delete, status flags, history, order/list/ in bulk, send_mit (shipped at the portal, in-transit mail).',
+  bank: 'Bank transfers and payment-provider payments, statement files (MT940, camt.053/.054, a ZIP of them) matched to orders.',
+  system: 'Reference data: currencies, payment methods, conditions, countries, categories, scopes, event types, actions and conditions.',
+  admin: 'Administration: customers, event handlers and their webhook deliveries, the API account, portal accounts, shipping groups, client accesses.',
+  task: "Tasks: the seller's to-dos, and what the service raises for the seller to do.",
+  job: 'The state and result of an async request (202 and its Location).',
+  authorize: 'The consent page of the authorization code flow, where the seller grants a client its rights.',
+  docs: 'This document and the interactive page.',
+};
+
+/** The global tag list: the groups the operations use, in tagDescriptions' order; a group without a description is a gap of this file. */
+function tagsOf(paths: Record<string, unknown>): { name: string; description: string }[] {
+  const operations = Object.values(paths).flatMap((methods) => Object.values(methods as Record<string, { tags?: string[] }>));
+  const used = new Set(operations.flatMap((op) => op.tags ?? []));
+  for (const name of used) if (!(name in tagDescriptions)) throw new Error(`openapi.ts: the group ${name} has no description in tagDescriptions`);
+  return Object.entries(tagDescriptions)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
+}
+
 /** The OpenAPI 3.1 document of a version: baseUrl is {base_url}, ending in '/'. */
 export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
@@ -645,6 +674,7 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
     const path = `/${e.path}`;
     paths[path] = { ...paths[path], [e.method.toLowerCase()]: operation(e, schemas), options: optionsOperation(e.path) };
   }
+  const allPaths = { ...paths, ...authorizePaths(), ...documentPaths() };
   return {
     openapi: '3.1.0',
     info: {
@@ -661,7 +691,8 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
     },
     servers: [{ url: baseUrl.replace(/\/$/, '') }],
     'x-charsets': [...charsets],
-    paths: { ...paths, ...authorizePaths(), ...documentPaths() },
+    tags: tagsOf(allPaths),
+    paths: allPaths,
     components: components(baseUrl, schemas),
   };
 }

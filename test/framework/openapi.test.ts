@@ -29,6 +29,14 @@ describe('OpenAPI document and docs page', () => {
     expect(result.valid).to.equal(true);
   });
 
+  it("when openapi.json is read, then every operation's group is in the global tag list with a description, in document 1's order (Spectral's operation-tag-defined)", async () => {
+    const doc = (await documentOf()) as Document & { tags: { name: string; description: string }[] };
+    const used = new Set(Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) => (op as { tags?: string[] }).tags ?? [])));
+    expect(doc.tags.map((t) => t.name)).to.have.members([...used]);
+    expect(doc.tags.map((t) => t.name).slice(0, 4)).to.deep.equal(['token', 'stock', 'order', 'bank']);
+    for (const tag of doc.tags) expect(tag.description, tag.name).to.match(/^\S.{20,}/);
+  });
+
   it("when a schema of openapi.json names a default, then the default is a value of that schema (Spectral's oas3-valid-schema-example found send_mit's mail_text)", async () => {
     const doc = await documentOf();
     const ajv = new Ajv2020({ strict: false });
