@@ -1,6 +1,6 @@
 /**
  * Statements as a ZIP archive, the way German banks hand out camt.053 downloads (online banking's
- * "CAMT (ZIP)", EBICS C53: one XML per account and day in one archive; DFÜ-Abkommen annex 3).
+ * "CAMT (ZIP)", EBICS C53: one XML per account and day in one archive).
  * Decision: an archive is read as the files it holds, each parsed as if posted alone and stored
  * together in the one transaction; directories and macOS's `__MACOSX/` resource forks are
  * skipped, any other entry must be a statement (a refusal names it), and an archive inside an
