@@ -49,6 +49,20 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     expect(events.filter((e) => e.startsWith('changed:'))).to.include.members([`changed:${first}`, `changed:${second}`]);
   });
 
+  it('when the bank delivers camt.053.001.13 (the version CBPR+ moved to in November 2026), then its payments pay the orders they name as .08 did', async () => {
+    const s = await newSeller();
+    const first = await orderPaidBy(s, '49.90');
+    const second = await orderPaidBy(s, '24.50', 'Zoë Brandstätter');
+    await importStatement(s, fixture('camt053.001.13.xml', { ORDER_1: first, ORDER_2: second }));
+    const rows = await transfers(s);
+    expect(rows.map((r) => [r.order_id ?? null, r.sender, r.amount])).to.deep.equal([
+      [first, 'Jürgen Müller', '49.90'],
+      [second, 'Zoë Brandstätter', '24.50'],
+    ]);
+    expect((await readOrder(s, first)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, second)).paid_amount).to.equal('24.50');
+  });
+
   it('when subjects name an order number, an invoice number, or nothing but the amount from the customer, then each goes to its one order', async () => {
     const s = await newSeller();
     const byNumber = await orderPaidBy(s, '10.00', 'Anna Berg');

@@ -1,9 +1,10 @@
 /**
  * CAMT as banks deliver it: camt.053 (BankToCustomerStatement, Document/BkToCstmrStmt/Stmt) and
  * camt.054 (BankToCustomerDebitCreditNotification, Document/BkToCstmrDbtCdtNtfctn/Ntfctn, where
- * Swiss banks deliver the payments of a batch credit), versions .001.02 to .001.08: the elements
- * read here (Acct, Ntry, NtryDtls/TxDtls) keep their names across them; where they differ (Sts as
- * text or Sts/Cd, Dbtr/Nm or Dbtr/Pty/Nm, TxDtls/Amt or AmtDtls/TxAmt/Amt) both are read. An entry
+ * Swiss banks deliver the payments of a batch credit), versions .001.02 to .001.13 (CBPR+ moved to
+ * .13 in November 2026; the namespace's version is not checked): the elements read here (Acct,
+ * Ntry, NtryDtls/TxDtls) keep their names across them; where they differ (Sts as text or Sts/Cd,
+ * Dbtr/Nm or Dbtr/Pty/Nm, TxDtls/Amt or AmtDtls/TxAmt/Amt) both are read. An entry
  * is read by camt-entry.ts, its payer's text and references by camt-remittance.ts.
  */
 import { invalidInput } from '../../errors';
