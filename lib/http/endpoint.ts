@@ -82,8 +82,13 @@ interface Declaration {
    * would do it twice. The framework then honours Idempotency-Key (lib/http/idempotency/).
    */
   creates?: boolean;
-  /** A bulk endpoint: the list field of its items; it counts 1/10 of a call per item (others 1 call). */
-  bulk?: { field: string };
+  /**
+   * A bulk endpoint: the list field of its items, and the type its handler validates each item
+   * against on its own (an item it refuses fails alone, in its part of the 207): the body's Joi
+   * type takes any item, and the API document describes the items by this one. It counts 1/10 of
+   * a call per item (others 1 call).
+   */
+  bulk?: { field: string; item: () => Joi.Schema };
   /**
    * Success statuses the handler answers besides the usual ones (200; 201 too for a POST that
    * creates; 202 for async, 207 for bulk), each with when: the API document lists them (issue 36).

@@ -286,7 +286,9 @@ function alternativesOf(d: Full, direction: Direction): JsonSchema {
   const schemas = (d.matches ?? []).map((m) => (m.schema ? convert(m.schema, direction) : {}));
   // A conditional alternative (ref/is/then) stays open.
   if (!schemas.length || (d.matches ?? []).some((m) => !m.schema)) return {};
-  return schemas.length === 1 ? schemas[0]! : { anyOf: schemas };
+  // Alternatives that read alike (a date or '' are both text when read) are listed once.
+  const distinct = [...new Map(schemas.map((s) => [JSON.stringify(s), s])).values()];
+  return distinct.length === 1 ? distinct[0]! : { anyOf: distinct };
 }
 
 /** What the service writes for a field of this type: nullable, numbers possibly as text. */
@@ -323,7 +325,10 @@ function nullable(schema: JsonSchema): JsonSchema {
   const type = schema.type;
   if (typeof type === 'string') return { ...schema, type: [type, 'null'] };
   if (Array.isArray(type)) return type.includes('null') ? schema : { ...schema, type: [...type, 'null'] };
-  if (schema.anyOf) return { ...schema, anyOf: [...(schema.anyOf as JsonSchema[]), { type: 'null' }] };
+  if (schema.anyOf) {
+    const alternatives = schema.anyOf as JsonSchema[];
+    return alternatives.some((s) => Array.isArray(s.type) && s.type.includes('null')) ? schema : { ...schema, anyOf: [...alternatives, { type: 'null' }] };
+  }
   return { anyOf: [schema, { type: 'null' }] };
 }
 

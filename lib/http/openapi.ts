@@ -12,6 +12,7 @@ import type { Endpoint } from './endpoint';
 import { idempotencyHeader, maxKeyLength } from './idempotency/key';
 import { jsonSchemaOf, JsonSchema } from './json-schema';
 import { charsets } from './media';
+import { nameRepeatedSchemas } from './openapi-shared';
 import { buildXmlRequest } from './xml';
 import { maxLimit } from './search/pagination';
 import type { FieldType, FilterField, Operator, SearchSpec } from './search/types';
@@ -441,15 +442,27 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
   }
   if (e.method !== 'POST') return undefined;
   const declared = e.body ? jsonSchemaOf(e.body, 'request') : { type: 'object', properties: {}, additionalProperties: false };
-  const schema = namedBody(schemas, `${operationId(e.method, e.path)}_request`, {
-    ...declared,
-    properties: { ...(declared.properties as Record<string, Schema>), portal_account_id: accountSchema },
-  });
+  const properties: Record<string, Schema> = { ...(declared.properties as Record<string, Schema>), portal_account_id: accountSchema };
+  if (e.bulk) properties[e.bulk.field] = bulkItems(schemas, `${operationId(e.method, e.path)}_item`, e.bulk.item(), properties[e.bulk.field]!);
+  const schema = namedBody(schemas, `${operationId(e.method, e.path)}_request`, { ...declared, properties });
   const required = ((declared.required as string[] | undefined) ?? []).length > 0;
   return {
     required,
     description: 'JSON, XML under `<request>`, or a form; another or no Content-Type is read by its first character.',
     content: requestContent(schema, e.example),
+  };
+}
+
+/**
+ * A bulk endpoint's list with its items described (the body's Joi type takes any item, as each is
+ * validated on its own): a list within the declared bounds, or one item alone (XML's single element).
+ */
+function bulkItems(schemas: Named, name: string, type: Joi.Schema, declared: Schema): Schema {
+  const item = named(schemas, name, jsonSchemaOf(type, 'request'));
+  const list = ((declared.anyOf as Schema[] | undefined) ?? [declared]).find((s) => s.type === 'array');
+  return {
+    description: 'Each item is validated on its own: one that does not match fails alone, in its part of the 207 answer.',
+    anyOf: [{ ...list, type: 'array', items: item }, item],
   };
 }
 
@@ -678,6 +691,7 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
     const path = `/${e.path}`;
     paths[path] = { ...paths[path], [e.method.toLowerCase()]: operation(e, schemas), options: optionsOperation(e.path) };
   }
+  nameRepeatedSchemas(schemas);
   const allPaths = { ...paths, ...authorizePaths(), ...documentPaths() };
   return {
     openapi: '3.1.0',

@@ -21,7 +21,7 @@ export type { OrderReadRow } from './order.repository';
 export { orderSearch, orderSearchRepository } from './order.search';
 export { appendHistory, createOrder, deleteOrder, updateOrder } from './order.service';
 export type { OrderCaller } from './order.service';
-export { orderCreateType, orderIdPattern, orderType } from './order.type';
+export { orderCreateType, orderIdPattern, orderListEntryType, orderType } from './order.type';
 export type { OrderAddress, OrderInput, StatusFlag } from './order.type';
 export { sendMitProcessors } from './send-mit.processor';
 export { requestSendMit } from './send-mit.service';

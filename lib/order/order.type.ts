@@ -167,6 +167,12 @@ export const orderCreateType = builtOnFirstUse(() => orderType().fork(['customer
 /** An item of POST order/list/: id (writable there) says which order to update. */
 export const orderListItemType = builtOnFirstUse(() => orderType().keys({ id: Joi.string().trim() }));
 
+/**
+ * An item of POST order/list/ as order-list.service.ts validates it, in one type for the API
+ * document: without id a create (orderCreateType), with id an update of that order.
+ */
+export const orderListEntryType = builtOnFirstUse(() => Joi.alternatives(orderCreateType(), orderListItemType().keys({ id: Joi.string().trim().required() })));
+
 export interface OrderAddress {
   name?: string;
   name_2?: string;

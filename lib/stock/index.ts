@@ -26,5 +26,5 @@ export { stockSearch } from './stock-search.repository';
 export { saveShopParameter, shopParameterRepository, shopParameterSearch, shopParameterType } from './stock-shop-parameter';
 export type { ShopParameterInput } from './stock-shop-parameter';
 export { deleteStockItem, listFolders, readStock, resolvePathStockId, searchItemHistory, searchStock, updateStockItem } from './stock.service';
-export { stockType } from './stock.type';
+export { stockListItemType, stockType } from './stock.type';
 export type { StockInput } from './stock.type';

@@ -14,6 +14,7 @@ import {
   OrderInput,
   orderCreateType,
   orderIdPattern,
+  orderListEntryType,
   orderType,
 } from '../../lib/order';
 
@@ -72,7 +73,7 @@ export const orderEndpoints = [
         { customer: { email: 'max@example.com' }, line: [{ id: 1, name: 'Tea towel', quantity: 3, price: '4.90' }] },
       ],
     },
-    bulk: { field: 'order' },
+    bulk: { field: 'order', item: orderListEntryType },
     response: ['response'],
     handle: async ({ caller, body }) => multiStatus(await writeOrderList(caller, body.order)),
   }),

@@ -31,6 +31,7 @@ import {
   searchStock,
   updateStockItem,
   StockInput,
+  stockListItemType,
   stockType,
 } from '../../lib/stock';
 
@@ -100,7 +101,7 @@ export const stockEndpoints = [
         { name: 'Enamel mug, red', quantity: 4, price: '12.50' },
       ],
     },
-    bulk: { field: 'stock' },
+    bulk: { field: 'stock', item: stockListItemType },
     response: ['response'],
     async handle({ caller, body, request }) {
       return multiStatus(await saveStockList(caller, body.stock, request.log));

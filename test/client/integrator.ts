@@ -23,6 +23,27 @@ export const defaultedFieldsLeftOut: [Body<'/order/{order_id}/send_mit/'>, Body<
   { event_handler: { type: { id: 'created' }, section: 'order', action: { id: 'notification' }, condition: [{ field: 'order.platform', value: 'shop_g' }] } },
 ];
 
+/**
+ * The items of the bulk calls are typed (they were `unknown[]`): a new item, an update by id, and
+ * a field the item type does not have refused by the compiler (`npm run typecheck`).
+ */
+export const bulkItemsTyped: [Body<'/stock/list/'>, Body<'/order/list/'>, Body<'/stock/list/'>] = [
+  {
+    stock: [
+      { name: 'Enamel mug', quantity: 3 },
+      { id: 'SKU_MUG-1', price: '4.50' },
+    ],
+  },
+  {
+    order: [
+      { customer: { email: 'buyer@example.com' }, line: [{ id: 1, quantity: 1, price: '4.50' }] },
+      { id: '7_2026_11', paid_amount: '4.50' },
+    ],
+  },
+  // @ts-expect-error colour is no field of a stock item: the typed client says so before the service would
+  { stock: [{ name: 'Enamel mug', colour: 'blue' }] },
+];
+
 export async function integrate(baseUrl: string, login: string, password: string): Promise<IntegratorResult> {
   const kontor = createClient<paths>({ baseUrl });
 

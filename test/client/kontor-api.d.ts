@@ -1427,20 +1427,20 @@ export interface components {
       'market_d.id'?: components['schemas']['Filter_string_eq_ne_like_unlike'];
     };
     stock_read: {
-      id?: (string | null) | (number | string | null) | null;
+      id?: (string | null) | (number | string | null);
       name?: string | null;
       sku?: string | null;
       barcode?: string | null;
       infos?: string | null;
-      price?: (number | string | null) | (string | null) | null;
-      tax?: (number | string | null) | (string | null) | null;
-      weight?: (number | string | null) | (string | null) | null;
+      price?: (number | string | null) | (string | null);
+      tax?: (number | string | null) | (string | null);
+      weight?: (number | string | null) | (string | null);
       size?: string | null;
       condition_id?: number | string | null;
       manufacturer?: string | null;
       mpn?: string | null;
       folder?: string | null;
-      rrp?: (number | string | null) | (string | null) | null;
+      rrp?: (number | string | null) | (string | null);
       quantity?: number | string | null;
       quantity_auction_a?: number | string | null;
       quantity_ordered?: number | string | null;
@@ -1463,7 +1463,7 @@ export interface components {
       supplier?: {
         id?: string | null;
         sku?: string | null;
-        price?: (number | string | null) | (string | null) | null;
+        price?: (number | string | null) | (string | null);
       } | null;
       shipping?: {
         group_id?: (number | string | null)[] | null;
@@ -1478,7 +1478,7 @@ export interface components {
         type?: string | null;
         sub?:
           | ({
-              id?: (number | string | null) | (string | null) | null;
+              id?: (number | string | null) | (string | null);
             } | null)[]
           | null;
         specifics_set?: {
@@ -1511,7 +1511,7 @@ export interface components {
       } | null;
       freetext?:
         | ({
-            id?: (number | string | null) | (string | null) | null;
+            id?: (number | string | null) | (string | null);
             value?: string | null;
           } | null)[]
         | null;
@@ -1553,14 +1553,14 @@ export interface components {
           is_active?: boolean | null;
           max_quantity?: number | string | null;
           portal_account_id?: (number | string | null)[] | null;
-          target?: ((string | null) | (number | string | null) | null)[] | null;
+          target?: ((string | null) | (number | string | null))[] | null;
         } | null;
       } | null;
       set?: {
         type?: (string | null)[] | null;
         sub?:
           | ({
-              id?: (number | string | null) | (string | null) | null;
+              id?: (number | string | null) | (string | null);
               quantity?: number | string | null;
             } | null)[]
           | null;
@@ -1574,7 +1574,7 @@ export interface components {
       market_e?: {
         quantity?: number | string | null;
         comment?: string | null;
-        price?: (number | string | null) | (string | null) | null;
+        price?: (number | string | null) | (string | null);
         location?: string | null;
         price_min?: string | null;
         delivery_time?: string | null;
@@ -1583,7 +1583,7 @@ export interface components {
         description_id?: number | string | null;
         picture?: (string | null)[] | null;
         characteristics?: {
-          data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+          data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
         } | null;
         name?: string | null;
         shipping_group_id?: string | null;
@@ -1597,12 +1597,12 @@ export interface components {
         prime_template?: string | null;
         availibility_date?: string | null;
         category_id?: string | null;
-        quantity?: (number | string | null) | (string | null) | null;
-        price?: (number | string | null) | (string | null) | null;
+        quantity?: (number | string | null) | (string | null);
+        price?: (number | string | null) | (string | null);
         currency_prices?:
           | ({
               currency_id?: string | null;
-              price?: (number | string | null) | (string | null) | null;
+              price?: (number | string | null) | (string | null);
             } | null)[]
           | null;
         id?: string | null;
@@ -1612,7 +1612,7 @@ export interface components {
       shop_h?: {
         is_active?: boolean | null;
         ean?: string | null;
-        price?: (number | string | null) | (string | null) | null;
+        price?: (number | string | null) | (string | null);
         quantity?: number | string | null;
         delivery_time?: string | null;
         tax?: string | null;
@@ -1632,13 +1632,13 @@ export interface components {
             price?:
               | ({
                   id?: number | string | null;
-                  net?: (number | string | null) | (string | null) | null;
+                  net?: (number | string | null) | (string | null);
                 } | null)[]
               | null;
             is_stock_price?: boolean | null;
             is_deposit_net?: boolean | null;
             tax_class_id?: string | null;
-            weight?: (number | string | null) | (string | null) | null;
+            weight?: (number | string | null) | (string | null);
             delivery_time?: number | string | null;
             sold?: {
               delivery_time?: number | string | null;
@@ -1651,13 +1651,13 @@ export interface components {
             availability_date?: string | null;
             sortorder?: number | string | null;
             characteristics?: {
-              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+              data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
             } | null;
             is_digital?: boolean | null;
             is_massarticle?: boolean | null;
             special?: {
               is_active?: boolean | null;
-              price?: ((number | string | null) | (string | null) | null)[] | null;
+              price?: ((number | string | null) | (string | null))[] | null;
               date?: {
                 from?: string | null;
                 to?: string | null;
@@ -1671,25 +1671,25 @@ export interface components {
       market_f?: {
         is_active?: boolean | null;
         ean?: string | null;
-        price?: (number | string | null) | (string | null) | null;
+        price?: (number | string | null) | (string | null);
         quantity?: number | string | null;
         description_id?: number | string | null;
       } | null;
       market_i?: {
         name?: string | null;
-        price?: (number | string | null) | (string | null) | null;
+        price?: (number | string | null) | (string | null);
         description_id?: number | string | null;
         manufacturer?: string | null;
         tax_id?: number | string | null;
         ean?: string | null;
         mpn?: string | null;
-        reduced_price?: (number | string | null) | (string | null) | null;
+        reduced_price?: (number | string | null) | (string | null);
         quantity?: number | string | null;
         delivery_time?: number | string | null;
         category_id?: string | null;
         picture?: (string | null)[] | null;
         characteristics?: {
-          data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+          data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
         } | null;
       } | null;
       shop_g?: {
@@ -1703,8 +1703,8 @@ export interface components {
         is_daily_price?: boolean | null;
         newness_date?: string | null;
         price_quantity?: number | string | null;
-        min_order_quantity?: (number | string | null) | (string | null) | null;
-        order_quantity_interval?: (number | string | null) | (string | null) | null;
+        min_order_quantity?: (number | string | null) | (string | null);
+        order_quantity_interval?: (number | string | null) | (string | null);
         quantity?: number | string | null;
         quantity_alert?: number | string | null;
         delivery_time?: number | string | null;
@@ -1713,34 +1713,34 @@ export interface components {
         expiry_date?: string | null;
         is_download_product?: boolean | null;
         is_default?: boolean | null;
-        price?: (number | string | null) | (string | null) | null;
-        rrp?: (number | string | null) | (string | null) | null;
-        deposit_price?: (number | string | null) | (string | null) | null;
-        eco_participation_price?: (number | string | null) | (string | null) | null;
+        price?: (number | string | null) | (string | null);
+        rrp?: (number | string | null) | (string | null);
+        deposit_price?: (number | string | null) | (string | null);
+        eco_participation_price?: (number | string | null) | (string | null);
         eco_participation_category_id?: number | string | null;
         ean?: string | null;
         description_id?: (number | string | null)[] | null;
         category?:
           | ({
-              id?: (string | null) | (number | string | null) | null;
+              id?: (string | null) | (number | string | null);
               portal_account_id?: number | string | null;
             } | null)[]
           | null;
         picture?: (string | null)[] | null;
         currency_id?: number | string | null;
         characteristics?: {
-          data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+          data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
         } | null;
       } | null;
       auction_a?:
         | ({
-            lister_id?: (number | string | null) | (string | null) | null;
+            lister_id?: (number | string | null) | (string | null);
             modified_time?: string | null;
             name?: string | null;
             quantity?: number | string | null;
-            price?: (number | string | null) | (string | null) | null;
-            rrp?: (number | string | null) | (string | null) | null;
-            vat?: (number | string | null) | (string | null) | null;
+            price?: (number | string | null) | (string | null);
+            rrp?: (number | string | null) | (string | null);
+            vat?: (number | string | null) | (string | null);
             refund?: {
               policy_id?: number | string | null;
               advice?: string | null;
@@ -1752,7 +1752,7 @@ export interface components {
             } | null;
             freetext?:
               | ({
-                  id?: (number | string | null) | (string | null) | null;
+                  id?: (number | string | null) | (string | null);
                   value?: string | null;
                 } | null)[]
               | null;
@@ -1763,8 +1763,8 @@ export interface components {
             duration?: string | null;
             type_id?: string | null;
             subtitle?: string | null;
-            start_price?: (number | string | null) | (string | null) | null;
-            min_price?: (number | string | null) | (string | null) | null;
+            start_price?: (number | string | null) | (string | null);
+            min_price?: (number | string | null) | (string | null);
             description?: string | null;
             payment?: {
               id?: (string | null)[] | null;
@@ -1783,8 +1783,8 @@ export interface components {
                 | ({
                     id?: number | string | null;
                     type_id?: string | null;
-                    first?: (number | string | null) | (string | null) | null;
-                    more?: (number | string | null) | (string | null) | null;
+                    first?: (number | string | null) | (string | null);
+                    more?: (number | string | null) | (string | null);
                     ships_to_id?: (string | null)[] | null;
                   } | null)[]
                 | null;
@@ -1792,8 +1792,8 @@ export interface components {
                 | ({
                     id?: number | string | null;
                     type_id?: string | null;
-                    first?: (number | string | null) | (string | null) | null;
-                    more?: (number | string | null) | (string | null) | null;
+                    first?: (number | string | null) | (string | null);
+                    more?: (number | string | null) | (string | null);
                     ships_to_id?: (string | null)[] | null;
                   } | null)[]
                 | null;
@@ -1831,26 +1831,26 @@ export interface components {
               quantity_per_post?: number | string | null;
             } | null;
             characteristics?: {
-              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+              data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
             } | null;
             best_offer?: {
               is_active?: boolean | null;
-              auto_accept_price?: (number | string | null) | (string | null) | null;
-              min_price?: (number | string | null) | (string | null) | null;
+              auto_accept_price?: (number | string | null) | (string | null);
+              min_price?: (number | string | null) | (string | null);
             } | null;
             site_id?: number | string | null;
             catalog?: {
               value?: string | null;
               type_id?: number | string | null;
             } | null;
-            gallery_duration?: (number | string | null) | (string | null) | null;
+            gallery_duration?: (number | string | null) | (string | null);
             is_mobile?: boolean | null;
             condition?: {
               id?: string | null;
               description?: string | null;
             } | null;
             compatibilities?: {
-              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+              data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
             } | null;
             seller_profile?: {
               payment?:
@@ -1877,12 +1877,12 @@ export interface components {
         | null;
       auction_b?:
         | ({
-            lister_id?: (number | string | null) | (string | null) | null;
+            lister_id?: (number | string | null) | (string | null);
             modified_time?: string | null;
             name?: string | null;
             quantity?: number | string | null;
-            price?: (number | string | null) | (string | null) | null;
-            vat?: (number | string | null) | (string | null) | null;
+            price?: (number | string | null) | (string | null);
+            vat?: (number | string | null) | (string | null);
             refund?: {
               policy_id?: number | string | null;
               advice?: string | null;
@@ -1894,7 +1894,7 @@ export interface components {
             } | null;
             freetext?:
               | ({
-                  id?: (number | string | null) | (string | null) | null;
+                  id?: (number | string | null) | (string | null);
                   value?: string | null;
                 } | null)[]
               | null;
@@ -1911,26 +1911,26 @@ export interface components {
               quantity_per_post?: number | string | null;
             } | null;
             characteristics?: {
-              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+              data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
             } | null;
             best_offer?: {
               is_active?: boolean | null;
-              auto_accept_price?: (number | string | null) | (string | null) | null;
-              min_price?: (number | string | null) | (string | null) | null;
+              auto_accept_price?: (number | string | null) | (string | null);
+              min_price?: (number | string | null) | (string | null);
             } | null;
             site_id?: number | string | null;
             catalog?: {
               value?: string | null;
               type_id?: number | string | null;
             } | null;
-            gallery_duration?: (number | string | null) | (string | null) | null;
+            gallery_duration?: (number | string | null) | (string | null);
             is_mobile?: boolean | null;
             condition?: {
               id?: string | null;
               description?: string | null;
             } | null;
             compatibilities?: {
-              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+              data?: ((unknown[] | null) | (Record<string, never> | null))[] | null;
             } | null;
             seller_profile?: {
               payment?:
@@ -1956,8 +1956,8 @@ export interface components {
             duration?: string | null;
             type_id?: string | null;
             subtitle?: string | null;
-            start_price?: (number | string | null) | (string | null) | null;
-            min_price?: (number | string | null) | (string | null) | null;
+            start_price?: (number | string | null) | (string | null);
+            min_price?: (number | string | null) | (string | null);
             rrp?: number | string | null;
             description?: string | null;
             payment?: {
@@ -1978,8 +1978,8 @@ export interface components {
                 | ({
                     id?: number | string | null;
                     type_id?: string | null;
-                    first?: (number | string | null) | (string | null) | null;
-                    more?: (number | string | null) | (string | null) | null;
+                    first?: (number | string | null) | (string | null);
+                    more?: (number | string | null) | (string | null);
                     ships_to_id?: (string | null)[] | null;
                   } | null)[]
                 | null;
@@ -1987,12 +1987,12 @@ export interface components {
                 | ({
                     id?: number | string | null;
                     type_id?: string | null;
-                    first?: (number | string | null) | (string | null) | null;
-                    more?: (number | string | null) | (string | null) | null;
+                    first?: (number | string | null) | (string | null);
+                    more?: (number | string | null) | (string | null);
                     ships_to_id?: (string | null)[] | null;
                   } | null)[]
                 | null;
-              discount?: (number | string | null) | (string | null) | null;
+              discount?: (number | string | null) | (string | null);
               from?: number | string | null;
               to?: number | string | null;
             } | null;
@@ -2025,13 +2025,13 @@ export interface components {
         | null;
       market_c?:
         | ({
-            lister_id?: (number | string | null) | (string | null) | null;
+            lister_id?: (number | string | null) | (string | null);
             modified_time?: string | null;
             name?: string | null;
             quantity?: number | string | null;
-            price?: (number | string | null) | (string | null) | null;
-            rrp?: (number | string | null) | (string | null) | null;
-            vat?: (number | string | null) | (string | null) | null;
+            price?: (number | string | null) | (string | null);
+            rrp?: (number | string | null) | (string | null);
+            vat?: (number | string | null) | (string | null);
             refund?: {
               policy_id?: number | string | null;
               advice?: string | null;
@@ -2043,7 +2043,7 @@ export interface components {
             } | null;
             freetext?:
               | ({
-                  id?: (number | string | null) | (string | null) | null;
+                  id?: (number | string | null) | (string | null);
                   value?: string | null;
                 } | null)[]
               | null;
@@ -2068,13 +2068,13 @@ export interface components {
             is_basic_price?: boolean | null;
             is_active?: boolean | null;
             is_delete?: boolean | null;
-            shipping_surcharge?: (number | string | null) | (string | null) | null;
+            shipping_surcharge?: (number | string | null) | (string | null);
             is_shipping_surcharge_once?: boolean | null;
           } | null)[]
         | null;
       shop?:
         | ({
-            lister_id?: (number | string | null) | (string | null) | null;
+            lister_id?: (number | string | null) | (string | null);
             name?: string | null;
             payment?: {
               advice?: string | null;
@@ -2090,7 +2090,7 @@ export interface components {
             } | null;
             freetext?:
               | ({
-                  id?: (number | string | null) | (string | null) | null;
+                  id?: (number | string | null) | (string | null);
                   value?: string | null;
                 } | null)[]
               | null;
@@ -2150,13 +2150,7 @@ export interface components {
         quantity_ordered_date?: ((string & unknown) | null) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
-        picture?: {
-          small?: (string | null) | '';
-          large?: (string | null) | '';
-          id?: ((string | '')[] | ((string | '') & unknown)) | null;
-          delete_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-          is_upload_to_drive?: (boolean | string | (1 | 0)) | null;
-        };
+        picture?: components['schemas']['post_stock_request_stock_picture'];
         location?: {
           area?: (string | null) | '';
           field?: (string | null) | '';
@@ -2176,66 +2170,8 @@ export interface components {
           type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
           basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
         };
-        variation?: {
-          /** @enum {unknown} */
-          type?: 'main' | 'sub' | 'none';
-          sub?:
-            | {
-                id?: (number | string) | string;
-                create_quantity?: number | string;
-                specifics?: {
-                  name_value?:
-                    | {
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      }[]
-                    | ({
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      } & unknown);
-                };
-              }[]
-            | ({
-                id?: (number | string) | string;
-                create_quantity?: number | string;
-                specifics?: {
-                  name_value?:
-                    | {
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      }[]
-                    | ({
-                        name: string | '';
-                        value: (string | '')[] | ((string | '') & unknown);
-                      } & unknown);
-                };
-              } & unknown);
-          specifics_set?: {
-            name_value?:
-              | {
-                  name: string | '';
-                  value: (string | '')[] | ((string | '') & unknown);
-                }[]
-              | ({
-                  name: string | '';
-                  value: (string | '')[] | ((string | '') & unknown);
-                } & unknown);
-          };
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly specifics?: unknown;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly parent?: unknown;
-        };
-        cross_selling?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          is_quantity_split?: (boolean | string | (1 | 0)) | null;
-          id?: ((string | '')[] | ((string | '') & unknown)) | null;
-          folder?: ((string | '')[] | ((string | '') & unknown)) | null;
-          description_id?: {
-            national?: (number | string) | null;
-            international?: (number | string) | null;
-          } | null;
-        };
+        variation?: components['schemas']['post_stock_request_stock_variation'];
+        cross_selling?: components['schemas']['post_stock_request_stock_cross_selling'];
         freetext?:
           | {
               id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
@@ -2245,1386 +2181,19 @@ export interface components {
               id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
               value?: (string | null) | '';
             } & unknown);
-        cia?: {
-          auction_a?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          auction_b?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          market_c?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          market_d?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-          } | null;
-          market_e?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          market_f?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          shop_g?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          webshop?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-          } | null;
-          event?: {
-            is_active?: (boolean | string | (1 | 0)) | null;
-            max_quantity?: (number | string) | null;
-            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-            target?: (((string | '') | (number | string))[] | (((string | '') | (number | string)) & unknown)) | null;
-          } | null;
-        };
-        set?: {
-          type?: string[] | (string & unknown);
-          sub?:
-            | {
-                id: (number | string) | string;
-                quantity: number | string;
-              }[]
-            | ({
-                id: (number | string) | string;
-                quantity: number | string;
-              } & unknown);
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly main?: unknown;
-        };
-        market_e?: {
-          quantity?: (number | string) | null;
-          comment?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          location?: (string | null) | '';
-          price_min?: (string | null) | '';
-          delivery_time?: ((string & unknown) | null) | '' | string;
-          ean?: ((string & unknown) | null) | '' | string;
-          category_id?: (string | null) | '';
-          description_id?: (number | string) | null;
-          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-          characteristics?: {
-            data?: (unknown[] | Record<string, never>)[];
-          } | null;
-          name?: (string | null) | '';
-          shipping_group_id?: (string | null) | '';
-        };
-        market_d?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          sku?: (string | null) | '';
-          market?: (string | null) | '';
-          delivery_time?: (number | string) | null;
-          id_type?: ('ASIN' | 'ISBN' | 'UPC' | 'EAN' | '') | null;
-          prime_template?: (string | null) | '';
-          availibility_date?: ((string & unknown) | null) | '' | string;
-          category_id?: (string | null) | '';
-          quantity?: ((number | string) | (string | '')) | null;
-          price?: ((number | string) | (string & unknown)) | null;
-          currency_prices?:
-            | (
-                | {
-                    currency_id: string & unknown;
-                    price: (number | string) | (string & unknown);
-                  }[]
-                | ({
-                    currency_id: string & unknown;
-                    price: (number | string) | (string & unknown);
-                  } & unknown)
-              )
-            | null;
-          id?: (string | null) | '';
-          comment?: (string | null) | '';
-          is_fba?: (boolean | string | (1 | 0)) | null;
-        };
-        shop_h?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          ean?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          delivery_time?: (string | null) | '';
-          tax?: (string | null) | '';
-        };
-        webshop?:
-          | {
-              shop_id: string & unknown;
-              is_lead?: (boolean | string | (1 | 0)) | null;
-              name?: (string | null) | '';
-              sku?: (string | null) | '';
-              ean?: (string | null) | '';
-              mpn?: (string | null) | '';
-              category?: ((string | '')[] | ((string | '') & unknown)) | null;
-              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-              template_id?: (number | string) | null;
-              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-              price?:
-                | (
-                    | {
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      }[]
-                    | ({
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      } & unknown)
-                  )
-                | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              is_deposit_net?: (boolean | string | (1 | 0)) | null;
-              tax_class_id?: (string | null) | '';
-              weight?: ((number | string) | (string & unknown)) | null;
-              delivery_time?: (number | string) | null;
-              sold?: {
-                delivery_time?: (number | string) | null;
-                is_delivery_time?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              restock_date?: ((string & unknown) | null) | '' | string;
-              condition_id?: (number | string) | null;
-              is_adult?: (0 | 1 | 2) | null;
-              availability_date?: ((string & unknown) | null) | '' | string;
-              sortorder?: (number | string) | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              is_digital?: (boolean | string | (1 | 0)) | null;
-              is_massarticle?: (boolean | string | (1 | 0)) | null;
-              special?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
-                date?: {
-                  from?: ((string & unknown) | null) | '' | string;
-                  to?: ((string & unknown) | null) | '' | string;
-                } | null;
-                quantity?: (number | string) | null;
-              } | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-            }[]
-          | ({
-              shop_id: string & unknown;
-              is_lead?: (boolean | string | (1 | 0)) | null;
-              name?: (string | null) | '';
-              sku?: (string | null) | '';
-              ean?: (string | null) | '';
-              mpn?: (string | null) | '';
-              category?: ((string | '')[] | ((string | '') & unknown)) | null;
-              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-              template_id?: (number | string) | null;
-              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-              price?:
-                | (
-                    | {
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      }[]
-                    | ({
-                        /** @enum {unknown} */
-                        id: 0 | 1 | 2 | 3;
-                        net?: ((number | string) | (string & unknown)) | null;
-                      } & unknown)
-                  )
-                | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              is_deposit_net?: (boolean | string | (1 | 0)) | null;
-              tax_class_id?: (string | null) | '';
-              weight?: ((number | string) | (string & unknown)) | null;
-              delivery_time?: (number | string) | null;
-              sold?: {
-                delivery_time?: (number | string) | null;
-                is_delivery_time?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              restock_date?: ((string & unknown) | null) | '' | string;
-              condition_id?: (number | string) | null;
-              is_adult?: (0 | 1 | 2) | null;
-              availability_date?: ((string & unknown) | null) | '' | string;
-              sortorder?: (number | string) | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              is_digital?: (boolean | string | (1 | 0)) | null;
-              is_massarticle?: (boolean | string | (1 | 0)) | null;
-              special?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
-                date?: {
-                  from?: ((string & unknown) | null) | '' | string;
-                  to?: ((string & unknown) | null) | '' | string;
-                } | null;
-                quantity?: (number | string) | null;
-              } | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-            } & unknown);
-        market_f?: {
-          is_active?: (boolean | string | (1 | 0)) | null;
-          ean?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          description_id?: (number | string) | null;
-        };
-        market_i?: {
-          name?: (string | null) | '';
-          price?: ((number | string) | (string & unknown)) | null;
-          description_id?: (number | string) | null;
-          manufacturer?: (string | null) | '';
-          tax_id?: (1 | 2 | 3 | 4 | 10 | 11 | 12) | null;
-          ean?: (string | null) | '';
-          mpn?: (string | null) | '';
-          reduced_price?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          delivery_time?: (0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60) | null;
-          category_id?: (string | null) | '';
-          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-          characteristics?: {
-            data?: (unknown[] | Record<string, never>)[];
-          } | null;
-        };
-        shop_g?: {
-          append_path?: (string | null) | '';
-          class?: {
-            id?: (string | null) | '';
-            portal_account_id?: (number | string) | null;
-          } | null;
-          tax_class?: (string | null) | '';
-          is_new?: (boolean | string | (1 | 0)) | null;
-          is_daily_price?: (boolean | string | (1 | 0)) | null;
-          newness_date?: ((string & unknown) | null) | '' | string;
-          price_quantity?: (number | string) | null;
-          min_order_quantity?: ((number | string) | (string & unknown)) | null;
-          order_quantity_interval?: ((number | string) | (string & unknown)) | null;
-          quantity?: (number | string) | null;
-          quantity_alert?: (number | string) | null;
-          delivery_time?: (number | string) | null;
-          is_available?: (boolean | string | (1 | 0)) | null;
-          availability_date?: ((string & unknown) | null) | '' | string;
-          expiry_date?: ((string & unknown) | null) | '' | string;
-          is_download_product?: (boolean | string | (1 | 0)) | null;
-          is_default?: (boolean | string | (1 | 0)) | null;
-          price?: ((number | string) | (string & unknown)) | null;
-          rrp?: ((number | string) | (string & unknown)) | null;
-          deposit_price?: ((number | string) | (string & unknown)) | null;
-          eco_participation_price?: ((number | string) | (string & unknown)) | null;
-          eco_participation_category_id?: (number | string) | null;
-          ean?: (string | null) | '';
-          description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-          category?:
-            | (
-                | {
-                    id: string | (number | string);
-                    portal_account_id?: (number | string) | null;
-                  }[]
-                | ({
-                    id: string | (number | string);
-                    portal_account_id?: (number | string) | null;
-                  } & unknown)
-              )
-            | null;
-          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-          currency_id?: (number | string) | null;
-          characteristics?: {
-            data?: (unknown[] | Record<string, never>)[];
-          } | null;
-        };
-        auction_a?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: ('1' | '9' | '7' | '22') | null;
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        )[]
-                      | ((
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_border?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?:
-                  | (
-                      | (
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        )[]
-                      | ((
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                preparation_time?: (number | string) | null;
-                is_express?: (boolean | string | (1 | 0)) | null;
-                discount_profile_id?: {
-                  national?: (number | string) | null;
-                  international?: (number | string) | null;
-                } | null;
-                is_national_active?: (boolean | string | (1 | 0)) | null;
-                is_international_active?: (boolean | string | (1 | 0)) | null;
-                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              start?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                gallery?: {
-                  url?: (string | null) | '';
-                  url_id?: (number | string) | null;
-                  type_id?: (0 | 1 | 2 | 3) | null;
-                } | null;
-                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
-                variation_name?: (string | null) | '';
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: ('1' | '9' | '7' | '22') | null;
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        )[]
-                      | ((
-                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_border?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?:
-                  | (
-                      | (
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        )[]
-                      | ((
-                          | 'nichtLiefern'
-                          | 'weltweit'
-                          | 'portal'
-                          | 'deutschland'
-                          | 'oesterreich'
-                          | 'schweiz'
-                          | 'europa'
-                          | 'usa'
-                          | 'amerika'
-                          | 'asien'
-                          | 'japan'
-                          | 'australien'
-                          | 'kanada'
-                          | 'EU'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                preparation_time?: (number | string) | null;
-                is_express?: (boolean | string | (1 | 0)) | null;
-                discount_profile_id?: {
-                  national?: (number | string) | null;
-                  international?: (number | string) | null;
-                } | null;
-                is_national_active?: (boolean | string | (1 | 0)) | null;
-                is_international_active?: (boolean | string | (1 | 0)) | null;
-                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              start?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                gallery?: {
-                  url?: (string | null) | '';
-                  url_id?: (number | string) | null;
-                  type_id?: (0 | 1 | 2 | 3) | null;
-                } | null;
-                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
-                variation_name?: (string | null) | '';
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-            } & unknown);
-        auction_b?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: (string | null) | '';
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              rrp?: (number | string) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        )[]
-                      | ((
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
-                is_no_ads?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                discount?: ((number | string) | (string & unknown)) | null;
-                from?: (number | string) | null;
-                to?: (number | string) | null;
-              } | null;
-              start?: (string | null) | '';
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              shop_category_3_id?: (string | null) | '';
-              is_auto_renew?: (boolean | string | (1 | 0)) | null;
-              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
-              shop?: {
-                short_description?: (string | null) | '';
-                sold_out?: ('hide' | 'display' | 'endless') | null;
-                homepage_id?: (0 | 1 | 2) | null;
-                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-                is_auction?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              fsk?: (0 | 6 | 12 | 16 | 18) | null;
-              usk?: (0 | 6 | 12 | 16 | 18) | null;
-              mpn?: (string | null) | '';
-              manufacturer?: (string | null) | '';
-              is_no_id?: (boolean | string | (1 | 0)) | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              counter_id?: (number | string) | null;
-              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
-              is_stock_price?: (boolean | string | (1 | 0)) | null;
-              post?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-                quantity_per_post?: (number | string) | null;
-              } | null;
-              characteristics?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              best_offer?: {
-                is_active?: (boolean | string | (1 | 0)) | null;
-                auto_accept_price?: ((number | string) | (string & unknown)) | null;
-                min_price?: ((number | string) | (string & unknown)) | null;
-              } | null;
-              site_id?: (number | string) | null;
-              catalog?: {
-                value?: (string | null) | '';
-                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
-              } | null;
-              gallery_duration?: ((number | string) | 'Lifetime') | null;
-              is_mobile?: (boolean | string | (1 | 0)) | null;
-              condition?: {
-                id?: (string | null) | '';
-                description?: (string | null) | '';
-              } | null;
-              compatibilities?: {
-                data?: (unknown[] | Record<string, never>)[];
-              } | null;
-              seller_profile?: {
-                payment?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                refund?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-                shipping?:
-                  | (
-                      | {
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        }[]
-                      | ({
-                          id: number | string;
-                          portal_account_id?: (number | string) | null;
-                        } & unknown)
-                    )
-                  | null;
-              } | null;
-              auction_a_plus?: (-1 | 0 | 1) | null;
-              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
-              type_id?: (string | null) | '';
-              subtitle?: (string | null) | '';
-              start_price?: ((number | string) | (string & unknown)) | null;
-              min_price?: ((number | string) | (string & unknown)) | null;
-              rrp?: (number | string) | null;
-              description?: (string | null) | '';
-              payment?: {
-                id?:
-                  | (
-                      | (
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        )[]
-                      | ((
-                          | 'nachnahme'
-                          | 'ueberweisung'
-                          | 'barzahlung'
-                          | 'rechnung'
-                          | 'moneybookers'
-                          | 'treuhand'
-                          | 'sofortueberweisung'
-                          | 'paypal'
-                          | 'billsafe'
-                          | 'beschreibung'
-                        ) &
-                          unknown)
-                    )
-                  | null;
-                email_payment_provider?: (string | null) | '';
-                advice?: (string | null) | '';
-              } | null;
-              additional?: {
-                is_private?: (boolean | string | (1 | 0)) | null;
-                is_bold?: (boolean | string | (1 | 0)) | null;
-                is_highlighted?: (boolean | string | (1 | 0)) | null;
-                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
-                is_no_ads?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              shipping?: {
-                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                national?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                international?:
-                  | (
-                      | {
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        }[]
-                      | ({
-                          /** @enum {unknown} */
-                          id: 1 | 2 | 3;
-                          type_id?: (string | null) | '';
-                          first?: ((number | string) | (string & unknown)) | null;
-                          more?: ((number | string) | (string & unknown)) | null;
-                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
-                        } & unknown)
-                    )
-                  | null;
-                discount?: ((number | string) | (string & unknown)) | null;
-                from?: (number | string) | null;
-                to?: (number | string) | null;
-              } | null;
-              start?: (string | null) | '';
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-                is_in_description?: (boolean | string | (1 | 0)) | null;
-                quantity?: (number | string) | null;
-              } | null;
-              shop_category_1_id?: (string | null) | '';
-              shop_category_2_id?: (string | null) | '';
-              shop_category_3_id?: (string | null) | '';
-              is_auto_renew?: (boolean | string | (1 | 0)) | null;
-              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
-              shop?: {
-                short_description?: (string | null) | '';
-                sold_out?: ('hide' | 'display' | 'endless') | null;
-                homepage_id?: (0 | 1 | 2) | null;
-                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
-                is_active?: (boolean | string | (1 | 0)) | null;
-                is_auction?: (boolean | string | (1 | 0)) | null;
-              } | null;
-              fsk?: (0 | 6 | 12 | 16 | 18) | null;
-              usk?: (0 | 6 | 12 | 16 | 18) | null;
-              mpn?: (string | null) | '';
-              manufacturer?: (string | null) | '';
-              is_no_id?: (boolean | string | (1 | 0)) | null;
-            } & unknown);
-        market_c?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              description?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-              category_3_id?: (string | null) | '';
-              short_description?: (string | null) | '';
-              cross_selling?: (string | null) | '';
-              discount_id?: (string | null) | '';
-              variation_id?: (string | null) | '';
-              is_line_feed?: (boolean | string | (1 | 0)) | null;
-              is_basic_price?: (boolean | string | (1 | 0)) | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              is_delete?: (boolean | string | (1 | 0)) | null;
-              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
-              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              /** @description Read only: a value sent is ignored with a read_only_field warning. */
-              readonly modified_time?: unknown;
-              name?: (string | null) | '';
-              quantity?: (number | string) | null;
-              price?: ((number | string) | (string & unknown)) | null;
-              rrp?: ((number | string) | (string & unknown)) | null;
-              vat?: ((number | string) | (string & unknown)) | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              template_id?: (number | string) | null;
-              category_1_id?: (string | null) | '';
-              category_2_id?: (string | null) | '';
-              sku?: (string | null) | '';
-              description?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-              category_3_id?: (string | null) | '';
-              short_description?: (string | null) | '';
-              cross_selling?: (string | null) | '';
-              discount_id?: (string | null) | '';
-              variation_id?: (string | null) | '';
-              is_line_feed?: (boolean | string | (1 | 0)) | null;
-              is_basic_price?: (boolean | string | (1 | 0)) | null;
-              is_active?: (boolean | string | (1 | 0)) | null;
-              is_delete?: (boolean | string | (1 | 0)) | null;
-              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
-              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
-            } & unknown);
-        shop?:
-          | {
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              name?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-            }[]
-          | ({
-              lister_id?: ((number | string) | (string & unknown)) | null;
-              name?: (string | null) | '';
-              payment?: {
-                advice?: (string | null) | '';
-              } | null;
-              refund?: {
-                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
-                advice?: (string | null) | '';
-              } | null;
-              location?: {
-                city?: (string | null) | '';
-                zip?: (string | null) | '';
-                country_id?: (number | string) | null;
-              } | null;
-              freetext?:
-                | (
-                    | {
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      }[]
-                    | ({
-                        id: (1 | 2 | 3) | ('1' | '2' | '3');
-                        value?: (string | null) | '';
-                      } & unknown)
-                  )
-                | null;
-              picture?: {
-                type_id?: (0 | 1 | 2 | 3) | null;
-                url?: ((string | '')[] | ((string | '') & unknown)) | null;
-              } | null;
-            } & unknown);
+        cia?: components['schemas']['post_stock_request_stock_cia'];
+        set?: components['schemas']['post_stock_request_stock_set'];
+        market_e?: components['schemas']['post_stock_request_stock_market_e'];
+        market_d?: components['schemas']['post_stock_request_stock_market_d'];
+        shop_h?: components['schemas']['post_stock_request_stock_shop_h'];
+        webshop?: components['schemas']['post_stock_request_stock_webshop'];
+        market_f?: components['schemas']['post_stock_request_stock_market_f'];
+        market_i?: components['schemas']['post_stock_request_stock_market_i'];
+        shop_g?: components['schemas']['post_stock_request_stock_shop_g'];
+        auction_a?: components['schemas']['post_stock_request_stock_auction_a'];
+        auction_b?: components['schemas']['post_stock_request_stock_auction_b'];
+        market_c?: components['schemas']['post_stock_request_stock_market_c'];
+        shop?: components['schemas']['post_stock_request_stock_shop'];
         app?:
           | {
               client_id: string | '';
@@ -3632,23 +2201,762 @@ export interface components {
           | ({
               client_id: string | '';
             } & unknown);
-        customs?:
-          | {
-              client_id: string | '';
-              description?: (string | null) | '';
-              hs_code?: (string | null) | '';
-              origin_country_iso2?: (string | null) | '';
-            }[]
-          | ({
-              client_id: string | '';
-              description?: (string | null) | '';
-              hs_code?: (string | null) | '';
-              origin_country_iso2?: (string | null) | '';
-            } & unknown);
+        customs?: components['schemas']['post_stock_request_stock_customs'];
         class?: (string | null) | '';
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
+    };
+    post_stock_request_stock_auction_b:
+      components['schemas']['post_stock_request_stock_auction_b_item'][] | (components['schemas']['post_stock_request_stock_auction_b_item'] & unknown);
+    post_stock_request_stock_auction_b_item: {
+      lister_id?: ((number | string) | (string & unknown)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly modified_time?: unknown;
+      name?: (string | null) | '';
+      quantity?: (number | string) | null;
+      price?: ((number | string) | (string & unknown)) | null;
+      vat?: ((number | string) | (string & unknown)) | null;
+      refund?: {
+        policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+        advice?: (string | null) | '';
+      } | null;
+      location?: {
+        city?: (string | null) | '';
+        zip?: (string | null) | '';
+        country_id?: (number | string) | null;
+      } | null;
+      freetext?:
+        | (
+            | {
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              }[]
+            | ({
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              } & unknown)
+          )
+        | null;
+      template_id?: (number | string) | null;
+      category_1_id?: (string | null) | '';
+      category_2_id?: (string | null) | '';
+      sku?: (string | null) | '';
+      counter_id?: (number | string) | null;
+      is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+      is_stock_price?: (boolean | string | (1 | 0)) | null;
+      post?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        quantity?: (number | string) | null;
+        quantity_per_post?: (number | string) | null;
+      } | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      best_offer?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        auto_accept_price?: ((number | string) | (string & unknown)) | null;
+        min_price?: ((number | string) | (string & unknown)) | null;
+      } | null;
+      site_id?: (number | string) | null;
+      catalog?: {
+        value?: (string | null) | '';
+        type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+      } | null;
+      gallery_duration?: ((number | string) | 'Lifetime') | null;
+      is_mobile?: (boolean | string | (1 | 0)) | null;
+      condition?: {
+        id?: (string | null) | '';
+        description?: (string | null) | '';
+      } | null;
+      compatibilities?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      seller_profile?: components['schemas']['post_stock_request_stock_auction_b_item_seller_profile'];
+      auction_a_plus?: (-1 | 0 | 1) | null;
+      duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+      type_id?: (string | null) | '';
+      subtitle?: (string | null) | '';
+      start_price?: ((number | string) | (string & unknown)) | null;
+      min_price?: ((number | string) | (string & unknown)) | null;
+      rrp?: (number | string) | null;
+      description?: (string | null) | '';
+      payment?: {
+        id?:
+          | (
+              | (
+                  | 'nachnahme'
+                  | 'ueberweisung'
+                  | 'barzahlung'
+                  | 'rechnung'
+                  | 'moneybookers'
+                  | 'treuhand'
+                  | 'sofortueberweisung'
+                  | 'paypal'
+                  | 'billsafe'
+                  | 'beschreibung'
+                )[]
+              | ((
+                  | 'nachnahme'
+                  | 'ueberweisung'
+                  | 'barzahlung'
+                  | 'rechnung'
+                  | 'moneybookers'
+                  | 'treuhand'
+                  | 'sofortueberweisung'
+                  | 'paypal'
+                  | 'billsafe'
+                  | 'beschreibung'
+                ) &
+                  unknown)
+            )
+          | null;
+        email_payment_provider?: (string | null) | '';
+        advice?: (string | null) | '';
+      } | null;
+      additional?: {
+        is_private?: (boolean | string | (1 | 0)) | null;
+        is_bold?: (boolean | string | (1 | 0)) | null;
+        is_highlighted?: (boolean | string | (1 | 0)) | null;
+        is_top_start_pic?: (boolean | string | (1 | 0)) | null;
+        is_no_ads?: (boolean | string | (1 | 0)) | null;
+      } | null;
+      shipping?: {
+        ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+        national?: components['schemas']['post_stock_request_stock_auction_b_item_shipping_national'];
+        international?: components['schemas']['post_stock_request_stock_auction_b_item_shipping_national'];
+        discount?: ((number | string) | (string & unknown)) | null;
+        from?: (number | string) | null;
+        to?: (number | string) | null;
+      } | null;
+      start?: (string | null) | '';
+      picture?: {
+        type_id?: (0 | 1 | 2 | 3) | null;
+        url?: ((string | '')[] | ((string | '') & unknown)) | null;
+        is_in_description?: (boolean | string | (1 | 0)) | null;
+        quantity?: (number | string) | null;
+      } | null;
+      shop_category_1_id?: (string | null) | '';
+      shop_category_2_id?: (string | null) | '';
+      shop_category_3_id?: (string | null) | '';
+      is_auto_renew?: (boolean | string | (1 | 0)) | null;
+      condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
+      shop?: {
+        short_description?: (string | null) | '';
+        sold_out?: ('hide' | 'display' | 'endless') | null;
+        homepage_id?: (0 | 1 | 2) | null;
+        is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
+        is_active?: (boolean | string | (1 | 0)) | null;
+        is_auction?: (boolean | string | (1 | 0)) | null;
+      } | null;
+      fsk?: (0 | 6 | 12 | 16 | 18) | null;
+      usk?: (0 | 6 | 12 | 16 | 18) | null;
+      mpn?: (string | null) | '';
+      manufacturer?: (string | null) | '';
+      is_no_id?: (boolean | string | (1 | 0)) | null;
+    };
+    post_stock_request_stock_auction_b_item_seller_profile: {
+      payment?:
+        | (
+            | {
+                id: number | string;
+                portal_account_id?: (number | string) | null;
+              }[]
+            | ({
+                id: number | string;
+                portal_account_id?: (number | string) | null;
+              } & unknown)
+          )
+        | null;
+      refund?:
+        | (
+            | {
+                id: number | string;
+                portal_account_id?: (number | string) | null;
+              }[]
+            | ({
+                id: number | string;
+                portal_account_id?: (number | string) | null;
+              } & unknown)
+          )
+        | null;
+      shipping?:
+        | (
+            | {
+                id: number | string;
+                portal_account_id?: (number | string) | null;
+              }[]
+            | ({
+                id: number | string;
+                portal_account_id?: (number | string) | null;
+              } & unknown)
+          )
+        | null;
+    } | null;
+    post_stock_request_stock_auction_b_item_shipping_national:
+      | (
+          | components['schemas']['post_stock_request_stock_auction_b_item_shipping_national_item'][]
+          | (components['schemas']['post_stock_request_stock_auction_b_item_shipping_national_item'] & unknown)
+        )
+      | null;
+    post_stock_request_stock_auction_b_item_shipping_national_item: {
+      /** @enum {unknown} */
+      id: 1 | 2 | 3;
+      type_id?: (string | null) | '';
+      first?: ((number | string) | (string & unknown)) | null;
+      more?: ((number | string) | (string & unknown)) | null;
+      ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+    };
+    post_stock_request_stock_auction_a:
+      components['schemas']['post_stock_request_stock_auction_a_item'][] | (components['schemas']['post_stock_request_stock_auction_a_item'] & unknown);
+    post_stock_request_stock_auction_a_item: {
+      lister_id?: ((number | string) | (string & unknown)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly modified_time?: unknown;
+      name?: (string | null) | '';
+      quantity?: (number | string) | null;
+      price?: ((number | string) | (string & unknown)) | null;
+      rrp?: ((number | string) | (string & unknown)) | null;
+      vat?: ((number | string) | (string & unknown)) | null;
+      refund?: {
+        policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+        advice?: (string | null) | '';
+      } | null;
+      location?: {
+        city?: (string | null) | '';
+        zip?: (string | null) | '';
+        country_id?: (number | string) | null;
+      } | null;
+      freetext?:
+        | (
+            | {
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              }[]
+            | ({
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              } & unknown)
+          )
+        | null;
+      template_id?: (number | string) | null;
+      category_1_id?: (string | null) | '';
+      category_2_id?: (string | null) | '';
+      sku?: (string | null) | '';
+      duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+      type_id?: ('1' | '9' | '7' | '22') | null;
+      subtitle?: (string | null) | '';
+      start_price?: ((number | string) | (string & unknown)) | null;
+      min_price?: ((number | string) | (string & unknown)) | null;
+      description?: (string | null) | '';
+      payment?: {
+        id?:
+          | (
+              | ('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay')[]
+              | (('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay') &
+                  unknown)
+            )
+          | null;
+        email_payment_provider?: (string | null) | '';
+        advice?: (string | null) | '';
+      } | null;
+      additional?: {
+        is_private?: (boolean | string | (1 | 0)) | null;
+        is_bold?: (boolean | string | (1 | 0)) | null;
+        is_highlighted?: (boolean | string | (1 | 0)) | null;
+        is_border?: (boolean | string | (1 | 0)) | null;
+      } | null;
+      shipping?: {
+        ships_to_id?:
+          | (
+              | (
+                  | 'nichtLiefern'
+                  | 'weltweit'
+                  | 'portal'
+                  | 'deutschland'
+                  | 'oesterreich'
+                  | 'schweiz'
+                  | 'europa'
+                  | 'usa'
+                  | 'amerika'
+                  | 'asien'
+                  | 'japan'
+                  | 'australien'
+                  | 'kanada'
+                  | 'EU'
+                )[]
+              | ((
+                  | 'nichtLiefern'
+                  | 'weltweit'
+                  | 'portal'
+                  | 'deutschland'
+                  | 'oesterreich'
+                  | 'schweiz'
+                  | 'europa'
+                  | 'usa'
+                  | 'amerika'
+                  | 'asien'
+                  | 'japan'
+                  | 'australien'
+                  | 'kanada'
+                  | 'EU'
+                ) &
+                  unknown)
+            )
+          | null;
+        national?: components['schemas']['post_stock_request_stock_auction_b_item_shipping_national'];
+        international?: components['schemas']['post_stock_request_stock_auction_b_item_shipping_national'];
+        preparation_time?: (number | string) | null;
+        is_express?: (boolean | string | (1 | 0)) | null;
+        discount_profile_id?: {
+          national?: (number | string) | null;
+          international?: (number | string) | null;
+        } | null;
+        is_national_active?: (boolean | string | (1 | 0)) | null;
+        is_international_active?: (boolean | string | (1 | 0)) | null;
+        is_promotional_discount?: (boolean | string | (1 | 0)) | null;
+      } | null;
+      start?: (string | null) | '';
+      counter_id?: (number | string) | null;
+      picture?: {
+        type_id?: (0 | 1 | 2 | 3) | null;
+        url?: ((string | '')[] | ((string | '') & unknown)) | null;
+        is_in_description?: (boolean | string | (1 | 0)) | null;
+        gallery?: {
+          url?: (string | null) | '';
+          url_id?: (number | string) | null;
+          type_id?: (0 | 1 | 2 | 3) | null;
+        } | null;
+        layout_id?: (0 | 2 | 3 | 4 | 6) | null;
+        variation_name?: (string | null) | '';
+      } | null;
+      shop_category_1_id?: (string | null) | '';
+      shop_category_2_id?: (string | null) | '';
+      is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+      is_stock_price?: (boolean | string | (1 | 0)) | null;
+      post?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        quantity?: (number | string) | null;
+        quantity_per_post?: (number | string) | null;
+      } | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      best_offer?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        auto_accept_price?: ((number | string) | (string & unknown)) | null;
+        min_price?: ((number | string) | (string & unknown)) | null;
+      } | null;
+      site_id?: (number | string) | null;
+      catalog?: {
+        value?: (string | null) | '';
+        type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+      } | null;
+      gallery_duration?: ((number | string) | 'Lifetime') | null;
+      is_mobile?: (boolean | string | (1 | 0)) | null;
+      condition?: {
+        id?: (string | null) | '';
+        description?: (string | null) | '';
+      } | null;
+      compatibilities?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      seller_profile?: components['schemas']['post_stock_request_stock_auction_b_item_seller_profile'];
+      auction_a_plus?: (-1 | 0 | 1) | null;
+    };
+    post_stock_request_stock_webshop:
+      components['schemas']['post_stock_request_stock_webshop_item'][] | (components['schemas']['post_stock_request_stock_webshop_item'] & unknown);
+    post_stock_request_stock_webshop_item: {
+      shop_id: string & unknown;
+      is_lead?: (boolean | string | (1 | 0)) | null;
+      name?: (string | null) | '';
+      sku?: (string | null) | '';
+      ean?: (string | null) | '';
+      mpn?: (string | null) | '';
+      category?: ((string | '')[] | ((string | '') & unknown)) | null;
+      description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+      template_id?: (number | string) | null;
+      picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+      price?:
+        | (
+            | {
+                /** @enum {unknown} */
+                id: 0 | 1 | 2 | 3;
+                net?: ((number | string) | (string & unknown)) | null;
+              }[]
+            | ({
+                /** @enum {unknown} */
+                id: 0 | 1 | 2 | 3;
+                net?: ((number | string) | (string & unknown)) | null;
+              } & unknown)
+          )
+        | null;
+      is_stock_price?: (boolean | string | (1 | 0)) | null;
+      is_deposit_net?: (boolean | string | (1 | 0)) | null;
+      tax_class_id?: (string | null) | '';
+      weight?: ((number | string) | (string & unknown)) | null;
+      delivery_time?: (number | string) | null;
+      sold?: {
+        delivery_time?: (number | string) | null;
+        is_delivery_time?: (boolean | string | (1 | 0)) | null;
+        is_active?: (boolean | string | (1 | 0)) | null;
+      } | null;
+      restock_date?: ((string & unknown) | null) | '' | string;
+      condition_id?: (number | string) | null;
+      is_adult?: (0 | 1 | 2) | null;
+      availability_date?: ((string & unknown) | null) | '' | string;
+      sortorder?: (number | string) | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      is_digital?: (boolean | string | (1 | 0)) | null;
+      is_massarticle?: (boolean | string | (1 | 0)) | null;
+      special?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
+        date?: {
+          from?: ((string & unknown) | null) | '' | string;
+          to?: ((string & unknown) | null) | '' | string;
+        } | null;
+        quantity?: (number | string) | null;
+      } | null;
+      is_active?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly modified_time?: unknown;
+    };
+    post_stock_request_stock_market_c:
+      components['schemas']['post_stock_request_stock_market_c_item'][] | (components['schemas']['post_stock_request_stock_market_c_item'] & unknown);
+    post_stock_request_stock_market_c_item: {
+      lister_id?: ((number | string) | (string & unknown)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly modified_time?: unknown;
+      name?: (string | null) | '';
+      quantity?: (number | string) | null;
+      price?: ((number | string) | (string & unknown)) | null;
+      rrp?: ((number | string) | (string & unknown)) | null;
+      vat?: ((number | string) | (string & unknown)) | null;
+      refund?: {
+        policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+        advice?: (string | null) | '';
+      } | null;
+      location?: {
+        city?: (string | null) | '';
+        zip?: (string | null) | '';
+        country_id?: (number | string) | null;
+      } | null;
+      freetext?:
+        | (
+            | {
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              }[]
+            | ({
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              } & unknown)
+          )
+        | null;
+      template_id?: (number | string) | null;
+      category_1_id?: (string | null) | '';
+      category_2_id?: (string | null) | '';
+      sku?: (string | null) | '';
+      description?: (string | null) | '';
+      payment?: {
+        advice?: (string | null) | '';
+      } | null;
+      picture?: {
+        type_id?: (0 | 1 | 2 | 3) | null;
+        url?: ((string | '')[] | ((string | '') & unknown)) | null;
+      } | null;
+      category_3_id?: (string | null) | '';
+      short_description?: (string | null) | '';
+      cross_selling?: (string | null) | '';
+      discount_id?: (string | null) | '';
+      variation_id?: (string | null) | '';
+      is_line_feed?: (boolean | string | (1 | 0)) | null;
+      is_basic_price?: (boolean | string | (1 | 0)) | null;
+      is_active?: (boolean | string | (1 | 0)) | null;
+      is_delete?: (boolean | string | (1 | 0)) | null;
+      shipping_surcharge?: ((number | string) | (string & unknown)) | null;
+      is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
+    };
+    post_stock_request_stock_shop_g: {
+      append_path?: (string | null) | '';
+      class?: {
+        id?: (string | null) | '';
+        portal_account_id?: (number | string) | null;
+      } | null;
+      tax_class?: (string | null) | '';
+      is_new?: (boolean | string | (1 | 0)) | null;
+      is_daily_price?: (boolean | string | (1 | 0)) | null;
+      newness_date?: ((string & unknown) | null) | '' | string;
+      price_quantity?: (number | string) | null;
+      min_order_quantity?: ((number | string) | (string & unknown)) | null;
+      order_quantity_interval?: ((number | string) | (string & unknown)) | null;
+      quantity?: (number | string) | null;
+      quantity_alert?: (number | string) | null;
+      delivery_time?: (number | string) | null;
+      is_available?: (boolean | string | (1 | 0)) | null;
+      availability_date?: ((string & unknown) | null) | '' | string;
+      expiry_date?: ((string & unknown) | null) | '' | string;
+      is_download_product?: (boolean | string | (1 | 0)) | null;
+      is_default?: (boolean | string | (1 | 0)) | null;
+      price?: ((number | string) | (string & unknown)) | null;
+      rrp?: ((number | string) | (string & unknown)) | null;
+      deposit_price?: ((number | string) | (string & unknown)) | null;
+      eco_participation_price?: ((number | string) | (string & unknown)) | null;
+      eco_participation_category_id?: (number | string) | null;
+      ean?: (string | null) | '';
+      description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+      category?:
+        | (
+            | {
+                id: string | (number | string);
+                portal_account_id?: (number | string) | null;
+              }[]
+            | ({
+                id: string | (number | string);
+                portal_account_id?: (number | string) | null;
+              } & unknown)
+          )
+        | null;
+      picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+      currency_id?: (number | string) | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+    };
+    post_stock_request_stock_cia: {
+      auction_a?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      auction_b?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      market_c?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      market_d?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+        portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+      } | null;
+      market_e?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      market_f?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      shop_g?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      webshop?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+      } | null;
+      event?: {
+        is_active?: (boolean | string | (1 | 0)) | null;
+        max_quantity?: (number | string) | null;
+        portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+        target?: (((string | '') | (number | string))[] | (((string | '') | (number | string)) & unknown)) | null;
+      } | null;
+    };
+    post_stock_request_stock_shop:
+      components['schemas']['post_stock_request_stock_shop_item'][] | (components['schemas']['post_stock_request_stock_shop_item'] & unknown);
+    post_stock_request_stock_shop_item: {
+      lister_id?: ((number | string) | (string & unknown)) | null;
+      name?: (string | null) | '';
+      payment?: {
+        advice?: (string | null) | '';
+      } | null;
+      refund?: {
+        policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+        advice?: (string | null) | '';
+      } | null;
+      location?: {
+        city?: (string | null) | '';
+        zip?: (string | null) | '';
+        country_id?: (number | string) | null;
+      } | null;
+      freetext?:
+        | (
+            | {
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              }[]
+            | ({
+                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                value?: (string | null) | '';
+              } & unknown)
+          )
+        | null;
+      picture?: {
+        type_id?: (0 | 1 | 2 | 3) | null;
+        url?: ((string | '')[] | ((string | '') & unknown)) | null;
+      } | null;
+    };
+    post_stock_request_stock_variation: {
+      /** @enum {unknown} */
+      type?: 'main' | 'sub' | 'none';
+      sub?:
+        | components['schemas']['post_stock_request_stock_variation_sub_item'][]
+        | (components['schemas']['post_stock_request_stock_variation_sub_item'] & unknown);
+      specifics_set?: {
+        name_value?:
+          | {
+              name: string | '';
+              value: (string | '')[] | ((string | '') & unknown);
+            }[]
+          | ({
+              name: string | '';
+              value: (string | '')[] | ((string | '') & unknown);
+            } & unknown);
+      };
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly specifics?: unknown;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly parent?: unknown;
+    };
+    post_stock_request_stock_variation_sub_item: {
+      id?: (number | string) | string;
+      create_quantity?: number | string;
+      specifics?: {
+        name_value?:
+          | {
+              name: string | '';
+              value: (string | '')[] | ((string | '') & unknown);
+            }[]
+          | ({
+              name: string | '';
+              value: (string | '')[] | ((string | '') & unknown);
+            } & unknown);
+      };
+    };
+    post_stock_request_stock_market_d: {
+      is_active?: (boolean | string | (1 | 0)) | null;
+      sku?: (string | null) | '';
+      market?: (string | null) | '';
+      delivery_time?: (number | string) | null;
+      id_type?: ('ASIN' | 'ISBN' | 'UPC' | 'EAN' | '') | null;
+      prime_template?: (string | null) | '';
+      availibility_date?: ((string & unknown) | null) | '' | string;
+      category_id?: (string | null) | '';
+      quantity?: ((number | string) | (string | '')) | null;
+      price?: ((number | string) | (string & unknown)) | null;
+      currency_prices?:
+        | (
+            | {
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+              }[]
+            | ({
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+              } & unknown)
+          )
+        | null;
+      id?: (string | null) | '';
+      comment?: (string | null) | '';
+      is_fba?: (boolean | string | (1 | 0)) | null;
+    };
+    post_stock_request_stock_market_e: {
+      quantity?: (number | string) | null;
+      comment?: (string | null) | '';
+      price?: ((number | string) | (string & unknown)) | null;
+      location?: (string | null) | '';
+      price_min?: (string | null) | '';
+      delivery_time?: ((string & unknown) | null) | '' | string;
+      ean?: ((string & unknown) | null) | '' | string;
+      category_id?: (string | null) | '';
+      description_id?: (number | string) | null;
+      picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      name?: (string | null) | '';
+      shipping_group_id?: (string | null) | '';
+    };
+    post_stock_request_stock_market_i: {
+      name?: (string | null) | '';
+      price?: ((number | string) | (string & unknown)) | null;
+      description_id?: (number | string) | null;
+      manufacturer?: (string | null) | '';
+      tax_id?: (1 | 2 | 3 | 4 | 10 | 11 | 12) | null;
+      ean?: (string | null) | '';
+      mpn?: (string | null) | '';
+      reduced_price?: ((number | string) | (string & unknown)) | null;
+      quantity?: (number | string) | null;
+      delivery_time?: (0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60) | null;
+      category_id?: (string | null) | '';
+      picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+    };
+    post_stock_request_stock_cross_selling: {
+      is_active?: (boolean | string | (1 | 0)) | null;
+      is_quantity_split?: (boolean | string | (1 | 0)) | null;
+      id?: ((string | '')[] | ((string | '') & unknown)) | null;
+      folder?: ((string | '')[] | ((string | '') & unknown)) | null;
+      description_id?: {
+        national?: (number | string) | null;
+        international?: (number | string) | null;
+      } | null;
+    };
+    post_stock_request_stock_set: {
+      type?: string[] | (string & unknown);
+      sub?:
+        | {
+            id: (number | string) | string;
+            quantity: number | string;
+          }[]
+        | ({
+            id: (number | string) | string;
+            quantity: number | string;
+          } & unknown);
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly main?: unknown;
+    };
+    post_stock_request_stock_shop_h: {
+      is_active?: (boolean | string | (1 | 0)) | null;
+      ean?: (string | null) | '';
+      price?: ((number | string) | (string & unknown)) | null;
+      quantity?: (number | string) | null;
+      delivery_time?: (string | null) | '';
+      tax?: (string | null) | '';
+    };
+    post_stock_request_stock_customs:
+      | {
+          client_id: string | '';
+          description?: (string | null) | '';
+          hs_code?: (string | null) | '';
+          origin_country_iso2?: (string | null) | '';
+        }[]
+      | ({
+          client_id: string | '';
+          description?: (string | null) | '';
+          hs_code?: (string | null) | '';
+          origin_country_iso2?: (string | null) | '';
+        } & unknown);
+    post_stock_request_stock_picture: {
+      small?: (string | null) | '';
+      large?: (string | null) | '';
+      id?: ((string | '')[] | ((string | '') & unknown)) | null;
+      delete_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+      is_upload_to_drive?: (boolean | string | (1 | 0)) | null;
+    };
+    post_stock_request_stock_market_f: {
+      is_active?: (boolean | string | (1 | 0)) | null;
+      ean?: (string | null) | '';
+      price?: ((number | string) | (string & unknown)) | null;
+      quantity?: (number | string) | null;
+      description_id?: (number | string) | null;
     };
     post_stock_answer: {
       /** @enum {unknown} */
@@ -3692,8 +3000,88 @@ export interface components {
       /** @description Present when a further page exists: pass it as pagination[min_id]. */
       next_min_id?: string;
     };
+    post_stock_list_item: {
+      name?: string | '';
+      sku?: (string | null) | '';
+      barcode?: (string | null) | '';
+      infos?: (string | null) | '';
+      price?: ((number | string) | (string & unknown)) | null;
+      tax?: ((number | string) | (string & unknown)) | null;
+      weight?: ((number | string) | (string & unknown)) | null;
+      size?: ((string & unknown) | null) | '' | string;
+      condition_id?: (number | string) | null;
+      manufacturer?: (string | null) | '';
+      mpn?: (string | null) | '';
+      folder?: string | '';
+      rrp?: ((number | string) | (string & unknown)) | null;
+      quantity?: number | string;
+      quantity_auction_a?: number | string;
+      quantity_ordered?: (number | string) | null;
+      quantity_alert?: (number | string) | null;
+      quantity_min?: (number | string) | null;
+      quantity_reserved?: number | string;
+      quantity_reserved_2?: number | string;
+      quantity_ordered_date?: ((string & unknown) | null) | '' | string;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly quantity_available?: unknown;
+      picture?: components['schemas']['post_stock_request_stock_picture'];
+      location?: {
+        area?: (string | null) | '';
+        field?: (string | null) | '';
+        is_fullfilment?: (boolean | string | (1 | 0)) | null;
+      };
+      supplier?: {
+        id?: (string | null) | '';
+        sku?: (string | null) | '';
+        price?: ((number | string) | (string & unknown)) | null;
+      };
+      shipping?: {
+        group_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+        infos?: (string | null) | '';
+      };
+      content?: {
+        quantity?: (number | string) | null;
+        type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
+        basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
+      };
+      variation?: components['schemas']['post_stock_request_stock_variation'];
+      cross_selling?: components['schemas']['post_stock_request_stock_cross_selling'];
+      freetext?:
+        | {
+            id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+            value?: (string | null) | '';
+          }[]
+        | ({
+            id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+            value?: (string | null) | '';
+          } & unknown);
+      cia?: components['schemas']['post_stock_request_stock_cia'];
+      set?: components['schemas']['post_stock_request_stock_set'];
+      market_e?: components['schemas']['post_stock_request_stock_market_e'];
+      market_d?: components['schemas']['post_stock_request_stock_market_d'];
+      shop_h?: components['schemas']['post_stock_request_stock_shop_h'];
+      webshop?: components['schemas']['post_stock_request_stock_webshop'];
+      market_f?: components['schemas']['post_stock_request_stock_market_f'];
+      market_i?: components['schemas']['post_stock_request_stock_market_i'];
+      shop_g?: components['schemas']['post_stock_request_stock_shop_g'];
+      auction_a?: components['schemas']['post_stock_request_stock_auction_a'];
+      auction_b?: components['schemas']['post_stock_request_stock_auction_b'];
+      market_c?: components['schemas']['post_stock_request_stock_market_c'];
+      shop?: components['schemas']['post_stock_request_stock_shop'];
+      app?:
+        | {
+            client_id: string | '';
+          }[]
+        | ({
+            client_id: string | '';
+          } & unknown);
+      customs?: components['schemas']['post_stock_request_stock_customs'];
+      class?: (string | null) | '';
+      id?: (number | string) | string;
+    };
     post_stock_list_request: {
-      stock: unknown[] | (unknown & unknown);
+      /** @description Each item is validated on its own: one that does not match fails alone, in its part of the 207 answer. */
+      stock: components['schemas']['post_stock_list_item'][] | components['schemas']['post_stock_list_item'];
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
@@ -3809,9 +3197,9 @@ export interface components {
     };
     category_read: {
       platform?: string | null;
-      id?: (string | null) | (number | string | null) | null;
+      id?: (string | null) | (number | string | null);
       name?: string | null;
-      parent_id?: (string | null) | (number | string | null) | null;
+      parent_id?: (string | null) | (number | string | null);
       portal_account_id?: number | string | null;
     } | null;
     get_stock_category_answer: {
@@ -4052,10 +3440,10 @@ export interface components {
       hidden_infos?: string | null;
       payment_method_id?: string | null;
       invoice_amount?: unknown;
-      paid_amount?: (number | string | null) | (string | null) | null;
+      paid_amount?: (number | string | null) | (string | null);
       currency_id?: string | null;
       customer?: {
-        id?: (string | null) | (number | string | null) | null;
+        id?: (string | null) | (number | string | null);
         username?: string | null;
         comment?: string | null;
         vat_id?: string | null;
@@ -4076,7 +3464,7 @@ export interface components {
         } | null;
       } | null;
       shipping?: {
-        fee?: (number | string | null) | (string | null) | null;
+        fee?: (number | string | null) | (string | null);
         date?: string | null;
         deliverer?: string | null;
         code?: string | null;
@@ -4121,8 +3509,8 @@ export interface components {
             name?: string | null;
             sku?: string | null;
             quantity?: number | string | null;
-            price?: (number | string | null) | (string | null) | null;
-            tax?: (number | string | null) | (string | null) | null;
+            price?: (number | string | null) | (string | null);
+            tax?: (number | string | null) | (string | null);
             transaction_id?: string | null;
             stock_align_id?: string | null;
           } | null)[]
@@ -4137,14 +3525,12 @@ export interface components {
                 | ({
                     item?: (string | null)[] | null;
                   } | null)
-                | null
               )[]
             | null
           )
         | ({
             item?: (string | null)[] | null;
-          } | null)
-        | null;
+          } | null);
       external_order_id?: string | null;
       credit?: {
         sub_id?: unknown;
@@ -4160,152 +3546,197 @@ export interface components {
       next_min_id?: string;
     };
     post_order_request: {
-      order: {
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly id?: unknown;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly portal_account_id?: unknown;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly date?: unknown;
-        current_date?: string | null;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly invoice_number?: unknown;
-        platform?: string | null;
-        history?: (string[] | (string & unknown)) | null;
-        infos?: (string | null) | '';
-        pack_infos?: (string | null) | '';
-        hidden_infos?: (string | null) | '';
-        payment_method_id?: string | null;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly invoice_amount?: unknown;
-        paid_amount?: ((number | string) | (string & unknown)) | null;
-        currency_id?: (string & unknown) | null;
-        customer: {
-          id?: ((string & unknown) | (number | string)) | null;
-          username?: (string | null) | '';
-          comment?: (string | null) | '';
-          vat_id?: (string | null) | '';
-          email: string;
-          phone_1?: (string | null) | '';
-          phone_2?: (string | null) | '';
-          fax?: (string | null) | '';
-          address?: {
-            name?: (string | null) | '';
-            name_2?: (string | null) | '';
-            street?: (string | null) | '';
-            street_2?: (string | null) | '';
-            zip?: (string | null) | '';
-            city?: (string | null) | '';
-            province?: (string | null) | '';
-            country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '' | string;
-          } | null;
-        };
-        shipping?: {
-          fee?: ((number | string) | (string & unknown)) | null;
-          date?: ((string & unknown) | null) | '' | string;
-          deliverer?: (string | null) | '';
-          code?: (string | null) | '';
-          method?: (string | null) | '';
-          address?: {
-            name?: (string | null) | '';
-            name_2?: (string | null) | '';
-            street?: (string | null) | '';
-            street_2?: (string | null) | '';
-            zip?: (string | null) | '';
-            city?: (string | null) | '';
-            province?: (string | null) | '';
-            country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '' | string;
-          } | null;
-          platform_status?: ('ok' | 'partially_ok' | 'error' | '') | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly market_d_fba?: unknown;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly link?: unknown;
-        } | null;
-        status?: {
-          is_initial_contact?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly initial_contact_date?: unknown;
-          is_checkout?: (boolean | string | (1 | 0)) | null;
-          is_paid?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly paid_date?: unknown;
-          is_packed?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly packed_date?: unknown;
-          is_shipped?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly shipped_date?: unknown;
-          is_arrived?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly arrived_date?: unknown;
-          is_cancelled?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly cancelled_date?: unknown;
-          is_parked?: (boolean | string | (1 | 0)) | null;
-        } | null;
-        line?:
-          | (
-              | {
-                  id: number | string;
-                  name?: (string | null) | '';
-                  sku?: (string | null) | '';
-                  quantity?: (number | string) | null;
-                  price?: ((number | string) | (string & unknown)) | null;
-                  tax?: ((number | string) | (string & unknown)) | null;
-                  transaction_id?: (string | null) | '';
-                  stock_align_id?: (string | null) | '';
-                }[]
-              | ({
-                  id: number | string;
-                  name?: (string | null) | '';
-                  sku?: (string | null) | '';
-                  quantity?: (number | string) | null;
-                  price?: ((number | string) | (string & unknown)) | null;
-                  tax?: ((number | string) | (string & unknown)) | null;
-                  transaction_id?: (string | null) | '';
-                  stock_align_id?: (string | null) | '';
-                } & unknown)
-            )
-          | null;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly bill_url?: unknown;
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly bill_date?: unknown;
-        payment_provider_transaction_id?: string | null;
-        add_field?:
-          | (
-              | (
-                  | ((string | '')[] | ((string | '') & unknown))
-                  | {
-                      item: (string | '')[] | ((string | '') & unknown);
-                    }
-                )[]
-              | {
-                  item: (string | '')[] | ((string | '') & unknown);
-                }
-            )
-          | null;
-        external_order_id?: (string | null) | '';
-        credit?: {
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly sub_id?: unknown;
-          main_id?: (string | null) | '';
-        } | null;
-      };
+      order: components['schemas']['post_order_request_order'];
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
+    post_order_request_order: {
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly id?: unknown;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly portal_account_id?: unknown;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly date?: unknown;
+      current_date?: string | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly invoice_number?: unknown;
+      platform?: string | null;
+      history?: (string[] | (string & unknown)) | null;
+      infos?: (string | null) | '';
+      pack_infos?: (string | null) | '';
+      hidden_infos?: (string | null) | '';
+      payment_method_id?: string | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly invoice_amount?: unknown;
+      paid_amount?: ((number | string) | (string & unknown)) | null;
+      currency_id?: (string & unknown) | null;
+      customer: {
+        id?: ((string & unknown) | (number | string)) | null;
+        username?: (string | null) | '';
+        comment?: (string | null) | '';
+        vat_id?: (string | null) | '';
+        email: string;
+        phone_1?: (string | null) | '';
+        phone_2?: (string | null) | '';
+        fax?: (string | null) | '';
+        address?: components['schemas']['post_order_request_order_customer_address'];
+      };
+      shipping?: components['schemas']['post_order_request_order_shipping'];
+      status?: components['schemas']['post_order_request_order_status'];
+      line?: components['schemas']['post_order_request_order_line'];
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly bill_url?: unknown;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly bill_date?: unknown;
+      payment_provider_transaction_id?: string | null;
+      add_field?:
+        | (
+            | (
+                | ((string | '')[] | ((string | '') & unknown))
+                | {
+                    item: (string | '')[] | ((string | '') & unknown);
+                  }
+              )[]
+            | {
+                item: (string | '')[] | ((string | '') & unknown);
+              }
+          )
+        | null;
+      external_order_id?: (string | null) | '';
+      credit?: {
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly sub_id?: unknown;
+        main_id?: (string | null) | '';
+      } | null;
+    };
+    post_order_request_order_line:
+      (components['schemas']['post_order_request_order_line_item'][] | (components['schemas']['post_order_request_order_line_item'] & unknown)) | null;
+    post_order_request_order_line_item: {
+      id: number | string;
+      name?: (string | null) | '';
+      sku?: (string | null) | '';
+      quantity?: (number | string) | null;
+      price?: ((number | string) | (string & unknown)) | null;
+      tax?: ((number | string) | (string & unknown)) | null;
+      transaction_id?: (string | null) | '';
+      stock_align_id?: (string | null) | '';
+    };
+    post_order_request_order_status: {
+      is_initial_contact?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly initial_contact_date?: unknown;
+      is_checkout?: (boolean | string | (1 | 0)) | null;
+      is_paid?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly paid_date?: unknown;
+      is_packed?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly packed_date?: unknown;
+      is_shipped?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly shipped_date?: unknown;
+      is_arrived?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly arrived_date?: unknown;
+      is_cancelled?: (boolean | string | (1 | 0)) | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly cancelled_date?: unknown;
+      is_parked?: (boolean | string | (1 | 0)) | null;
+    } | null;
+    post_order_request_order_shipping: {
+      fee?: ((number | string) | (string & unknown)) | null;
+      date?: ((string & unknown) | null) | '' | string;
+      deliverer?: (string | null) | '';
+      code?: (string | null) | '';
+      method?: (string | null) | '';
+      address?: components['schemas']['post_order_request_order_customer_address'];
+      platform_status?: ('ok' | 'partially_ok' | 'error' | '') | null;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly market_d_fba?: unknown;
+      /** @description Read only: a value sent is ignored with a read_only_field warning. */
+      readonly link?: unknown;
+    } | null;
+    post_order_request_order_customer_address: {
+      name?: (string | null) | '';
+      name_2?: (string | null) | '';
+      street?: (string | null) | '';
+      street_2?: (string | null) | '';
+      zip?: (string | null) | '';
+      city?: (string | null) | '';
+      province?: (string | null) | '';
+      country?: (string | null) | '';
+      country_iso2?: ((string & unknown) | null) | '' | string;
+    } | null;
     post_order_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       order_id?: unknown;
     };
+    post_order_list_item:
+      | components['schemas']['post_order_request_order']
+      | {
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly portal_account_id?: unknown;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly date?: unknown;
+          current_date?: string | null;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly invoice_number?: unknown;
+          platform?: string | null;
+          history?: (string[] | (string & unknown)) | null;
+          infos?: (string | null) | '';
+          pack_infos?: (string | null) | '';
+          hidden_infos?: (string | null) | '';
+          payment_method_id?: string | null;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly invoice_amount?: unknown;
+          paid_amount?: ((number | string) | (string & unknown)) | null;
+          currency_id?: (string & unknown) | null;
+          customer?: components['schemas']['post_order_list_item_customer'];
+          shipping?: components['schemas']['post_order_request_order_shipping'];
+          status?: components['schemas']['post_order_request_order_status'];
+          line?: components['schemas']['post_order_request_order_line'];
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly bill_url?: unknown;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly bill_date?: unknown;
+          payment_provider_transaction_id?: string | null;
+          add_field?:
+            | (
+                | (
+                    | ((string | '')[] | ((string | '') & unknown))
+                    | {
+                        item: (string | '')[] | ((string | '') & unknown);
+                      }
+                  )[]
+                | {
+                    item: (string | '')[] | ((string | '') & unknown);
+                  }
+              )
+            | null;
+          external_order_id?: (string | null) | '';
+          credit?: {
+            /** @description Read only: a value sent is ignored with a read_only_field warning. */
+            readonly sub_id?: unknown;
+            main_id?: (string | null) | '';
+          } | null;
+          id: string;
+        };
+    post_order_list_item_customer: {
+      id?: ((string & unknown) | (number | string)) | null;
+      username?: (string | null) | '';
+      comment?: (string | null) | '';
+      vat_id?: (string | null) | '';
+      email?: string | null;
+      phone_1?: (string | null) | '';
+      phone_2?: (string | null) | '';
+      fax?: (string | null) | '';
+      address?: components['schemas']['post_order_request_order_customer_address'];
+    } | null;
     post_order_list_request: {
-      order: unknown[] | (unknown & unknown);
+      /** @description Each item is validated on its own: one that does not match fails alone, in its part of the 207 answer. */
+      order: components['schemas']['post_order_list_item'][] | components['schemas']['post_order_list_item'];
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
@@ -4336,96 +3767,10 @@ export interface components {
         readonly invoice_amount?: unknown;
         paid_amount?: ((number | string) | (string & unknown)) | null;
         currency_id?: (string & unknown) | null;
-        customer?: {
-          id?: ((string & unknown) | (number | string)) | null;
-          username?: (string | null) | '';
-          comment?: (string | null) | '';
-          vat_id?: (string | null) | '';
-          email?: string | null;
-          phone_1?: (string | null) | '';
-          phone_2?: (string | null) | '';
-          fax?: (string | null) | '';
-          address?: {
-            name?: (string | null) | '';
-            name_2?: (string | null) | '';
-            street?: (string | null) | '';
-            street_2?: (string | null) | '';
-            zip?: (string | null) | '';
-            city?: (string | null) | '';
-            province?: (string | null) | '';
-            country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '' | string;
-          } | null;
-        } | null;
-        shipping?: {
-          fee?: ((number | string) | (string & unknown)) | null;
-          date?: ((string & unknown) | null) | '' | string;
-          deliverer?: (string | null) | '';
-          code?: (string | null) | '';
-          method?: (string | null) | '';
-          address?: {
-            name?: (string | null) | '';
-            name_2?: (string | null) | '';
-            street?: (string | null) | '';
-            street_2?: (string | null) | '';
-            zip?: (string | null) | '';
-            city?: (string | null) | '';
-            province?: (string | null) | '';
-            country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '' | string;
-          } | null;
-          platform_status?: ('ok' | 'partially_ok' | 'error' | '') | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly market_d_fba?: unknown;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly link?: unknown;
-        } | null;
-        status?: {
-          is_initial_contact?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly initial_contact_date?: unknown;
-          is_checkout?: (boolean | string | (1 | 0)) | null;
-          is_paid?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly paid_date?: unknown;
-          is_packed?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly packed_date?: unknown;
-          is_shipped?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly shipped_date?: unknown;
-          is_arrived?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly arrived_date?: unknown;
-          is_cancelled?: (boolean | string | (1 | 0)) | null;
-          /** @description Read only: a value sent is ignored with a read_only_field warning. */
-          readonly cancelled_date?: unknown;
-          is_parked?: (boolean | string | (1 | 0)) | null;
-        } | null;
-        line?:
-          | (
-              | {
-                  id: number | string;
-                  name?: (string | null) | '';
-                  sku?: (string | null) | '';
-                  quantity?: (number | string) | null;
-                  price?: ((number | string) | (string & unknown)) | null;
-                  tax?: ((number | string) | (string & unknown)) | null;
-                  transaction_id?: (string | null) | '';
-                  stock_align_id?: (string | null) | '';
-                }[]
-              | ({
-                  id: number | string;
-                  name?: (string | null) | '';
-                  sku?: (string | null) | '';
-                  quantity?: (number | string) | null;
-                  price?: ((number | string) | (string & unknown)) | null;
-                  tax?: ((number | string) | (string & unknown)) | null;
-                  transaction_id?: (string | null) | '';
-                  stock_align_id?: (string | null) | '';
-                } & unknown)
-            )
-          | null;
+        customer?: components['schemas']['post_order_list_item_customer'];
+        shipping?: components['schemas']['post_order_request_order_shipping'];
+        status?: components['schemas']['post_order_request_order_status'];
+        line?: components['schemas']['post_order_request_order_line'];
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly bill_url?: unknown;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -4545,30 +3890,8 @@ export interface components {
     post_stock_stock_id_portal_upload_request: {
       portal_upload: {
         auction_a?:
-          | {
-              /** @enum {unknown} */
-              action: 'list' | 'revise';
-              portal_account_id?: (number | string) | 'default';
-              lister_id?: (number | string) | (string | '');
-              /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
-              start?: string;
-              revise_values?:
-                | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
-                | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);
-              auction_a_live_id?: (number | string) | string;
-            }[]
-          | ({
-              /** @enum {unknown} */
-              action: 'list' | 'revise';
-              portal_account_id?: (number | string) | 'default';
-              lister_id?: (number | string) | (string | '');
-              /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
-              start?: string;
-              revise_values?:
-                | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
-                | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);
-              auction_a_live_id?: (number | string) | string;
-            } & unknown);
+          | components['schemas']['post_stock_stock_id_portal_upload_request_portal_upload_auction_a_item'][]
+          | (components['schemas']['post_stock_stock_id_portal_upload_request_portal_upload_auction_a_item'] & unknown);
         market_d?:
           | {
               /** @enum {unknown} */
@@ -4616,6 +3939,18 @@ export interface components {
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
+    };
+    post_stock_stock_id_portal_upload_request_portal_upload_auction_a_item: {
+      /** @enum {unknown} */
+      action: 'list' | 'revise';
+      portal_account_id?: (number | string) | 'default';
+      lister_id?: (number | string) | (string | '');
+      /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
+      start?: string;
+      revise_values?:
+        | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
+        | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);
+      auction_a_live_id?: (number | string) | string;
     };
     get_system_payment_method_answer: {
       /** @enum {unknown} */
@@ -4711,14 +4046,14 @@ export interface components {
       id?: number | string | null;
       reference?: {
         section?: string | null;
-        id?: (string | null) | (number | string | null) | null;
+        id?: (string | null) | (number | string | null);
         platform?: string | null;
-        stock_id?: (string | null) | (number | string | null) | null;
+        stock_id?: (string | null) | (number | string | null);
       } | null;
-      person_id?: (number | string | null) | (string | null) | null;
+      person_id?: (number | string | null) | (string | null);
       title?: string | null;
       text?: string | null;
-      appointment_date?: (string | null) | (string | null) | null;
+      appointment_date?: string | null;
       modified_date?: unknown;
       priority?: string | null;
       is_completed?: boolean | null;
@@ -4968,7 +4303,7 @@ export interface components {
       subject?: string | null;
       order_id?: unknown;
       order_no?: unknown;
-      amount?: (number | string | null) | (string | null) | null;
+      amount?: (number | string | null) | (string | null);
       status?: unknown;
       /** @description ours (issue 29): ISO 4217 currency of the amount; default EUR. A transfer pays only an order of its currency. */
       currency_id?: string | null;

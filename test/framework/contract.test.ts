@@ -51,6 +51,43 @@ describe('the contract checker (issue 36) and the schemas it reads', () => {
     expect(tooMany.join('\n')).to.match(/pagination/);
   });
 
+  it('when a bulk request answers 207, then each item is held to the item schema by its own part: taken items must be documented, refused ones refused', async () => {
+    const post = (items: unknown[], parts: unknown[]) =>
+      exchange({ method: 'POST', path: '/stock/list/', status: 207, request: { stock: items }, body: { ack: 'warning', response: parts } });
+    const fine = await checkExchange(
+      await post(
+        [
+          { name: 'Mug', quantity: 3 },
+          { name: 'Jug', quantity: 'many' },
+        ],
+        [
+          { path: 'stock[0]', code: 201, id: '1' },
+          {
+            path: 'stock[1]',
+            code: 400,
+            error: [{ error: 'invalid_field', code: 400, field: 'stock[1].quantity', description: 'stock[1].quantity must be a number' }],
+          },
+        ],
+      ),
+    );
+    expect(fine).to.deep.equal([]);
+    const tookUndocumented = await checkExchange(await post([{ name: 'Mug', colour: 'red' }], [{ path: 'stock[0]', code: 201, id: '1' }]));
+    expect(tookUndocumented.join('\n')).to.match(/the service took stock\[0\], the document refuses it/);
+    const refusedDocumented = await checkExchange(
+      await post(
+        [{ name: 'Mug', quantity: 3 }],
+        [
+          {
+            path: 'stock[0]',
+            code: 400,
+            error: [{ error: 'invalid_field', code: 400, field: 'stock[0].quantity', description: 'stock[0].quantity must be a number' }],
+          },
+        ],
+      ),
+    );
+    expect(refusedDocumented.join('\n')).to.match(/the document takes stock\[0\], the service refused it/);
+  });
+
   it('when a server of other endpoints listens on a port an earlier server of the suite used, then its exchanges are checked against its own document', async () => {
     const listen = async (app: ReturnType<typeof createApp>, port = 0) => {
       const server: Server = app.listen(port, '127.0.0.1');

@@ -56,6 +56,35 @@ describe('OpenAPI document and docs page', () => {
     expect(broken).to.deep.equal([]);
   });
 
+  it('when openapi.json is read, then the items of stock/list/ and order/list/ are described (Redocly found `items: {}`), and no large schema is written twice', async () => {
+    const doc = (await documentOf()) as Document & { components: { schemas: Record<string, Record<string, unknown>> } };
+    const schemas = doc.components.schemas;
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ ...doc, $id: 'doc' });
+    const stockItem = ajv.compile({ $ref: 'doc#/components/schemas/post_stock_list_request/properties/stock' });
+    expect(
+      stockItem([
+        { name: 'Mug', quantity: 3 },
+        { id: 'SKU_MUG-1', price: '4.50' },
+      ]),
+    ).to.equal(true);
+    expect(stockItem({ name: 'Mug' }), 'one item alone, as XML sends it').to.equal(true);
+    expect(stockItem([{ name: 'Mug', colour: 'red' }])).to.equal(false);
+    const orderItem = ajv.compile({ $ref: 'doc#/components/schemas/post_order_list_request/properties/order' });
+    expect(orderItem([{ customer: { email: 'erika@example.com' } }, { id: '7_2026_11', paid_amount: '5.00' }])).to.equal(true);
+    expect(orderItem([{ paid_amount: '5.00' }]), 'a new order without customer.email').to.equal(false);
+    // Every schema of 1,000 characters or more, below the named ones, is there once.
+    const texts = new Map<string, number>();
+    const walk = (value: unknown, top: boolean): void => {
+      if (typeof value !== 'object' || value === null) return;
+      const text = JSON.stringify(value);
+      if (!top && !Array.isArray(value) && text.length >= 1000 && ('type' in value || 'anyOf' in value)) texts.set(text, (texts.get(text) ?? 0) + 1);
+      for (const v of Object.values(value)) walk(v, false);
+    };
+    for (const schema of Object.values(schemas)) walk(schema, true);
+    expect([...texts.entries()].filter(([, n]) => n > 1).map(([text]) => text.slice(0, 120))).to.deep.equal([]);
+  });
+
   it('when openapi.json is read, then every declared endpoint is in it with its scope, and authorize.php too', async () => {
     const doc = await documentOf();
     for (const e of endpoints) {

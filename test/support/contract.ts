@@ -316,6 +316,56 @@ function decodable(path: string): boolean {
   }
 }
 
+/**
+ * A bulk operation's list field and the schema of its items (lib/http/openapi.ts bulkItems: the
+ * list or one item alone, each a $ref to the item's schema), read from the document as served.
+ */
+function bulkOf(contract: Contract, path: string, method: string): { field: string; item: string } | undefined {
+  const operation = (
+    contract.document.paths?.[path] as Record<string, { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }> | undefined
+  )?.[method];
+  const body = operation?.requestBody?.content?.['application/json']?.schema?.$ref;
+  const components = (contract.document.components?.schemas ?? {}) as Record<
+    string,
+    { properties?: Record<string, { anyOf?: { type?: string; items?: { $ref?: string }; $ref?: string }[] }> }
+  >;
+  const properties = body ? components[body.replace('#/components/schemas/', '')]?.properties : undefined;
+  for (const [field, schema] of Object.entries(properties ?? {})) {
+    const [list, one] = schema.anyOf ?? [];
+    if (list?.type === 'array' && list.items?.$ref && list.items.$ref === one?.$ref) return { field, item: list.items.$ref };
+  }
+  return undefined;
+}
+
+/**
+ * The items of a bulk request answered 207, each against its part of the answer (in the order
+ * sent): one the service took must be one the document takes, one it refused as invalid in a way
+ * JSON Schema can say must be refused by the document too.
+ */
+function bulkItemProblems(contract: Contract, bulk: { field: string; item: string }, body: unknown, json: unknown): string[] {
+  const sent = (body as Record<string, unknown> | undefined)?.[bulk.field];
+  const items = Array.isArray(sent) ? sent : [sent];
+  const parts = (json as { response?: { code?: number; error?: { field?: string }[] }[] } | undefined)?.response ?? [];
+  let validate = contract.validators.get(bulk.item);
+  if (!validate) contract.validators.set(bulk.item, (validate = contract.ajv.compile({ $ref: `kontor${bulk.item}` })));
+  const problems: string[] = [];
+  items.forEach((item, i) => {
+    const part = parts[i];
+    if (!part?.code) return;
+    const valid = validate(item);
+    if (part.code < 400 && !valid) {
+      problems.push(...describeErrors(validate.errors).map((e) => `the service took ${bulk.field}[${i}], the document refuses it: ${e}`));
+    }
+    const prefix = new RegExp(`^${bulk.field}(\\[${i}\\])?\\.?`);
+    const own = { error: (part.error ?? []).map((e) => ({ ...e, field: e.field?.replace(prefix, '') })) };
+    const keys = new Set(item !== null && typeof item === 'object' ? Object.keys(item) : []);
+    if (part.code === 400 && valid && refusedAsExpressible(own, keys, item)) {
+      problems.push(`the document takes ${bulk.field}[${i}], the service refused it: ${JSON.stringify(part.error).slice(0, 300)}`);
+    }
+  });
+  return problems;
+}
+
 /** What does not match in an exchange with a server under a version prefix (the test of the checker uses it). */
 export async function checkExchange(exchange: Exchange): Promise<string[]> {
   const contract = await contractOf(exchange.url.origin, exchange.version);
@@ -412,10 +462,15 @@ function problemsOf(contract: Contract, exchange: Exchange): string[] {
     { method, path: routed.requestPath, headers, query: parsedQuery as never, ...(body.typed ? { body: body.body as never } : {}) },
     operation,
   );
-  // An XML or file body is not typed here: that it is there is what counts.
+  const bulk = exchange.status === 207 && body.typed ? bulkOf(contract, routed.path!, method) : undefined;
+  // An XML or file body is not typed here: that it is there is what counts. A bulk request's
+  // items are checked one by one below, as the service checks them.
   const errors = (requestCheck.errors ?? []).filter(
-    (e) => !(body.untyped && e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'requestBody'),
+    (e) =>
+      !(body.untyped && e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'requestBody') &&
+      !(bulk && e.instancePath.startsWith(`/requestBody/${bulk.field}`)),
   );
+  if (bulk) problems.push(...bulkItemProblems(contract, bulk, body.body, json));
   // Statuses answered after validation: the service took the request (auth, rate limit and
   // input bounds answer 401, 403, 429, 413 before it).
   if ((exchange.status < 400 || exchange.status === 409 || exchange.status === 422) && errors.length) {
