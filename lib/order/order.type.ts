@@ -169,9 +169,12 @@ export const orderListItemType = builtOnFirstUse(() => orderType().keys({ id: Jo
 
 /**
  * An item of POST order/list/ as order-list.service.ts validates it, in one type for the API
- * document: without id a create (orderCreateType), with id an update of that order.
+ * document: without id a create (orderCreateType), with id (any value but undefined, null too) an
+ * update of that order, so an id that is not a text is refused, not taken as a new order.
  */
-export const orderListEntryType = builtOnFirstUse(() => Joi.alternatives(orderCreateType(), orderListItemType().keys({ id: Joi.string().trim().required() })));
+export const orderListEntryType = builtOnFirstUse(() =>
+  Joi.alternatives(orderCreateType().keys({ id: Joi.any().forbidden() }), orderListItemType().keys({ id: Joi.string().trim().required() })),
+);
 
 export interface OrderAddress {
   name?: string;

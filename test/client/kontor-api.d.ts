@@ -3546,68 +3546,57 @@ export interface components {
       next_min_id?: string;
     };
     post_order_request: {
-      order: components['schemas']['post_order_request_order'];
+      order: {
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly id?: unknown;
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly portal_account_id?: unknown;
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly date?: unknown;
+        current_date?: string | null;
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly invoice_number?: unknown;
+        platform?: string | null;
+        history?: (string[] | (string & unknown)) | null;
+        infos?: (string | null) | '';
+        pack_infos?: (string | null) | '';
+        hidden_infos?: (string | null) | '';
+        payment_method_id?: string | null;
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly invoice_amount?: unknown;
+        paid_amount?: ((number | string) | (string & unknown)) | null;
+        currency_id?: (string & unknown) | null;
+        customer: components['schemas']['post_order_request_order_customer'];
+        shipping?: components['schemas']['post_order_request_order_shipping'];
+        status?: components['schemas']['post_order_request_order_status'];
+        line?: components['schemas']['post_order_request_order_line'];
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly bill_url?: unknown;
+        /** @description Read only: a value sent is ignored with a read_only_field warning. */
+        readonly bill_date?: unknown;
+        payment_provider_transaction_id?: string | null;
+        add_field?:
+          | (
+              | (
+                  | ((string | '')[] | ((string | '') & unknown))
+                  | {
+                      item: (string | '')[] | ((string | '') & unknown);
+                    }
+                )[]
+              | {
+                  item: (string | '')[] | ((string | '') & unknown);
+                }
+            )
+          | null;
+        external_order_id?: (string | null) | '';
+        credit?: {
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly sub_id?: unknown;
+          main_id?: (string | null) | '';
+        } | null;
+      };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
-    };
-    post_order_request_order: {
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly id?: unknown;
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly portal_account_id?: unknown;
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly date?: unknown;
-      current_date?: string | null;
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly invoice_number?: unknown;
-      platform?: string | null;
-      history?: (string[] | (string & unknown)) | null;
-      infos?: (string | null) | '';
-      pack_infos?: (string | null) | '';
-      hidden_infos?: (string | null) | '';
-      payment_method_id?: string | null;
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly invoice_amount?: unknown;
-      paid_amount?: ((number | string) | (string & unknown)) | null;
-      currency_id?: (string & unknown) | null;
-      customer: {
-        id?: ((string & unknown) | (number | string)) | null;
-        username?: (string | null) | '';
-        comment?: (string | null) | '';
-        vat_id?: (string | null) | '';
-        email: string;
-        phone_1?: (string | null) | '';
-        phone_2?: (string | null) | '';
-        fax?: (string | null) | '';
-        address?: components['schemas']['post_order_request_order_customer_address'];
-      };
-      shipping?: components['schemas']['post_order_request_order_shipping'];
-      status?: components['schemas']['post_order_request_order_status'];
-      line?: components['schemas']['post_order_request_order_line'];
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly bill_url?: unknown;
-      /** @description Read only: a value sent is ignored with a read_only_field warning. */
-      readonly bill_date?: unknown;
-      payment_provider_transaction_id?: string | null;
-      add_field?:
-        | (
-            | (
-                | ((string | '')[] | ((string | '') & unknown))
-                | {
-                    item: (string | '')[] | ((string | '') & unknown);
-                  }
-              )[]
-            | {
-                item: (string | '')[] | ((string | '') & unknown);
-              }
-          )
-        | null;
-      external_order_id?: (string | null) | '';
-      credit?: {
-        /** @description Read only: a value sent is ignored with a read_only_field warning. */
-        readonly sub_id?: unknown;
-        main_id?: (string | null) | '';
-      } | null;
     };
     post_order_request_order_line:
       (components['schemas']['post_order_request_order_line_item'][] | (components['schemas']['post_order_request_order_line_item'] & unknown)) | null;
@@ -3649,14 +3638,14 @@ export interface components {
       deliverer?: (string | null) | '';
       code?: (string | null) | '';
       method?: (string | null) | '';
-      address?: components['schemas']['post_order_request_order_customer_address'];
+      address?: components['schemas']['post_order_request_order_shipping_address'];
       platform_status?: ('ok' | 'partially_ok' | 'error' | '') | null;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
       readonly market_d_fba?: unknown;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
       readonly link?: unknown;
     } | null;
-    post_order_request_order_customer_address: {
+    post_order_request_order_shipping_address: {
       name?: (string | null) | '';
       name_2?: (string | null) | '';
       street?: (string | null) | '';
@@ -3667,6 +3656,17 @@ export interface components {
       country?: (string | null) | '';
       country_iso2?: ((string & unknown) | null) | '' | string;
     } | null;
+    post_order_request_order_customer: {
+      id?: ((string & unknown) | (number | string)) | null;
+      username?: (string | null) | '';
+      comment?: (string | null) | '';
+      vat_id?: (string | null) | '';
+      email: string;
+      phone_1?: (string | null) | '';
+      phone_2?: (string | null) | '';
+      fax?: (string | null) | '';
+      address?: components['schemas']['post_order_request_order_shipping_address'];
+    };
     post_order_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -3674,7 +3674,53 @@ export interface components {
       order_id?: unknown;
     };
     post_order_list_item:
-      | components['schemas']['post_order_request_order']
+      | {
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly portal_account_id?: unknown;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly date?: unknown;
+          current_date?: string | null;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly invoice_number?: unknown;
+          platform?: string | null;
+          history?: (string[] | (string & unknown)) | null;
+          infos?: (string | null) | '';
+          pack_infos?: (string | null) | '';
+          hidden_infos?: (string | null) | '';
+          payment_method_id?: string | null;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly invoice_amount?: unknown;
+          paid_amount?: ((number | string) | (string & unknown)) | null;
+          currency_id?: (string & unknown) | null;
+          customer: components['schemas']['post_order_request_order_customer'];
+          shipping?: components['schemas']['post_order_request_order_shipping'];
+          status?: components['schemas']['post_order_request_order_status'];
+          line?: components['schemas']['post_order_request_order_line'];
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly bill_url?: unknown;
+          /** @description Read only: a value sent is ignored with a read_only_field warning. */
+          readonly bill_date?: unknown;
+          payment_provider_transaction_id?: string | null;
+          add_field?:
+            | (
+                | (
+                    | ((string | '')[] | ((string | '') & unknown))
+                    | {
+                        item: (string | '')[] | ((string | '') & unknown);
+                      }
+                  )[]
+                | {
+                    item: (string | '')[] | ((string | '') & unknown);
+                  }
+              )
+            | null;
+          external_order_id?: (string | null) | '';
+          credit?: {
+            /** @description Read only: a value sent is ignored with a read_only_field warning. */
+            readonly sub_id?: unknown;
+            main_id?: (string | null) | '';
+          } | null;
+        }
       | {
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
           readonly portal_account_id?: unknown;
@@ -3732,7 +3778,7 @@ export interface components {
       phone_1?: (string | null) | '';
       phone_2?: (string | null) | '';
       fax?: (string | null) | '';
-      address?: components['schemas']['post_order_request_order_customer_address'];
+      address?: components['schemas']['post_order_request_order_shipping_address'];
     } | null;
     post_order_list_request: {
       /** @description Each item is validated on its own: one that does not match fails alone, in its part of the 207 answer. */

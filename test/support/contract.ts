@@ -222,10 +222,16 @@ const expressibleIds = new Set(['unknown_parameter', 'unknown_filter', 'invalid_
 // Refused by the input bounds at any depth, also inside free-form values the schema leaves open.
 const forbiddenKeys = /(__proto__|constructor|prototype)/;
 
-/** The value at a field path of an error (order.line[0].quantity) in what was sent. */
+/**
+ * The value at a field path of an error (order.line[0].quantity) in what was sent: a list sent as
+ * its one item (`single`, as XML sends one element) is its item [0].
+ */
 function valueAt(data: unknown, field: string): unknown {
   let value = data;
-  for (const part of field.match(/[^.[\]]+/g) ?? []) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  for (const part of field.match(/[^.[\]]+/g) ?? []) {
+    if (part === '0' && !Array.isArray(value)) continue;
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  }
   return value;
 }
 
