@@ -15,6 +15,7 @@
  */
 import type Joi from 'joi';
 import { describe, Description } from './describe';
+import { datetimeText } from './schema';
 
 export type JsonSchema = Record<string, unknown>;
 export type Direction = 'request' | 'read';
@@ -158,8 +159,9 @@ function requestType(d: Full): JsonSchema {
     case 'boolean':
       return booleanRequest(d);
     case 'date':
-      // schema.ts datetime(): ISO 8601 or 'YYYY-MM-DD HH:MM:SS' text, no timestamps.
-      return { type: 'string', description: 'A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.' };
+      // schema.ts datetime(): ISO 8601 or 'YYYY-MM-DD HH:MM:SS' text, no timestamps; that the day
+      // exists is beyond a pattern.
+      return { type: 'string', pattern: patternOf(String(datetimeText)), description: 'A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.' };
     case 'array':
       return arrayRequest(d);
     case 'object':

@@ -158,8 +158,8 @@ export function utcWithoutOffset(text: string): Date | undefined {
   return match ? new Date(`${match[1]}T${match[2]}Z`) : undefined;
 }
 
-/** The texts a datetime is sent as: a day, or a day and a time, with or without an offset. */
-const datetimeText = /^\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*(Z|[+-]\d{2}:?\d{2})?)?\s*$/i;
+/** The texts a datetime is sent as: a day, or a day and a time, with or without an offset (openapi.json states it). */
+export const datetimeText = /^\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*(Z|[+-]\d{2}:?\d{2})?)?\s*$/i;
 
 /**
  * The instant a datetime text names, in the forms a body's datetime takes (datetimeText; without
