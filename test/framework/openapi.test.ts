@@ -87,6 +87,16 @@ describe('OpenAPI document and docs page', () => {
     expect([...texts.entries()].filter(([, n]) => n > 1).map(([text]) => text.slice(0, 120))).to.deep.equal([]);
   });
 
+  it('when openapi.json is read, then a datetime field states the texts the service reads (json-schema-faker found any string documented)', async () => {
+    const doc = await documentOf();
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ ...doc, $id: 'doc' });
+    const transferDate = ajv.compile({ $ref: 'doc#/components/schemas/post_bank_transfer_request/properties/bank/properties/transfer_date' });
+    for (const taken of ['2026-11-01', '2026-11-01 10:00:00', '2026-11-01T10:00:00Z', '2026-11-01T10:00:00.123+01:00', ' 2026-11-01 '])
+      expect(transferDate(taken), taken).to.equal(true);
+    for (const refused of ['01.11.2026', 'yesterday', '1700000000', '2026-11-01 10', '']) expect(transferDate(refused), refused).to.equal(false);
+  });
+
   it('when openapi.json is read, then every declared endpoint is in it with its scope, and authorize.php too', async () => {
     const doc = await documentOf();
     for (const e of endpoints) {
