@@ -526,117 +526,123 @@ const shop = () =>
 
 const units = ['lt', 'ml', 'hl', 'm', 'm2', 'mm3', 'kg', 'g', 'ztr'];
 
-/** Stock_type. */
+/**
+ * Stock_type. Every field takes null as "not sent", as Order_type's do: an item posts back as it
+ * was answered, and a client that writes an empty group as null (JSON) or an empty element (XML,
+ * as XML libraries write an empty object) sends nothing for it rather than meeting a 400.
+ */
 export const stockType = builtOnFirstUse(() =>
-  Joi.object({
-    id: readOnly(Joi.alternatives(Joi.string(), integer())),
-    name: text(255),
-    sku: absentWhenNull(text(255)),
-    barcode: absentWhenNull(text(64)),
-    infos: absentWhenNull(text()),
-    price: absentWhenNull(price()),
-    tax: absentWhenNull(decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v))),
-    weight: absentWhenNull(decimal(3)),
-    size: absentWhenNull(
-      Joi.string()
-        .trim()
-        .pattern(/^\d+([.,]\d+)?x\d+([.,]\d+)?x\d+([.,]\d+)?$/, 'LxWxH in cm')
-        .allow(''),
-    ),
-    condition_id: absentWhenNull(count()),
-    manufacturer: absentWhenNull(text(255)),
-    mpn: absentWhenNull(text(255)),
-    folder: text(255),
-    rrp: absentWhenNull(moneyOf10()),
-    quantity: quantityInt(),
-    quantity_auction_a: count(),
-    quantity_ordered: absentWhenNull(count()),
-    quantity_alert: absentWhenNull(quantityInt()),
-    quantity_min: absentWhenNull(quantityInt()),
-    quantity_reserved: count(),
-    quantity_reserved_2: count(),
-    quantity_ordered_date: absentWhenNull(dateText()),
-    quantity_available: readOnly(integer()),
-    picture: group({
-      small: text(2000),
-      large: text(2000),
-      // Document 1, Limits: up to 12 picture URLs per stock record (as every portal group's list).
-      id: pictures(12),
-      delete_id: writeOnly(list(text(2000))),
-      is_upload_to_drive: writeOnly(bool()),
-    }),
-    location: group({ area: text(255), field: text(255), is_fullfilment: bool() }),
-    supplier: group({ id: text(255), sku: text(255), price: money() }),
-    // The same group twice names one group (document 2: up to 3 shipping group ids).
-    shipping: group({
-      group_id: list(integer().min(1)).max(3).unique().messages({ 'array.unique': '{{#label}} names a shipping group already listed (each group once)' }),
-      infos: text(),
-    }),
-    content: group({
-      quantity: integer().min(0),
-      type: Joi.string().valid(...units, 'st', 'kt', 'pal', ''),
-      basic_price_type: Joi.string().valid(...units, ''),
-    }),
-    variation: Joi.object({
-      type: Joi.string().valid('main', 'sub', 'none'),
-      sub: list(
-        Joi.object({
-          id: stockRefField(),
-          create_quantity: writeOnly(count()),
-          specifics: writeOnly(Joi.object({ name_value: list(nameValueType()).min(1) })),
-        }),
+  nullIsAbsent(
+    Joi.object({
+      id: readOnly(Joi.alternatives(Joi.string(), integer())),
+      name: text(255),
+      sku: absentWhenNull(text(255)),
+      barcode: absentWhenNull(text(64)),
+      infos: absentWhenNull(text()),
+      price: absentWhenNull(price()),
+      tax: absentWhenNull(decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v))),
+      weight: absentWhenNull(decimal(3)),
+      size: absentWhenNull(
+        Joi.string()
+          .trim()
+          .pattern(/^\d+([.,]\d+)?x\d+([.,]\d+)?x\d+([.,]\d+)?$/, 'LxWxH in cm')
+          .allow(''),
       ),
-      specifics_set: Joi.object({ name_value: list(nameValueType()) }),
-      specifics: readOnly(Joi.object({ name_value: list(nameValueType()) })),
-      parent: readOnly(integer()),
-    }),
-    cross_selling: group({
-      is_active: bool(),
-      is_quantity_split: bool(),
-      id: list(text(255)),
-      folder: list(text(255)),
-      description_id: group({ national: integer(), international: integer() }),
-    }),
-    freetext: keyedBy(
-      'id',
-      list(
-        group({
-          id: freetextId(5).required(),
-          value: text(),
-        }),
-      ).max(5),
-    ),
-    cia: ciaType(),
-    set: Joi.object({
-      type: list(Joi.string().lowercase().valid('main', 'sub', 'none')),
-      sub: list(Joi.object({ id: stockRefField().required(), quantity: integer().min(1).max(100000).required() })),
-      main: readOnly(list(Joi.object({ id: Joi.string(), quantity: integer() }))),
-    }),
-    market_e: marketE(),
-    market_d: marketD(),
-    shop_h: shopH(),
-    webshop: list(webshop()),
-    market_f: marketF(),
-    market_i: marketI(),
-    shop_g: shopG(),
-    auction_a: list(auctionA()),
-    auction_b: list(auctionB()),
-    market_c: list(marketC()),
-    shop: list(shop()),
-    app: keyedBy('client_id', list(group({ client_id: text(255).required() }).unknown(true))),
-    customs: keyedBy(
-      'client_id',
-      list(
-        group({
-          client_id: text(255).required(),
-          description: text(),
-          hs_code: text(16),
-          origin_country_iso2: Joi.string().length(2).uppercase().allow(''),
-        }),
+      condition_id: absentWhenNull(count()),
+      manufacturer: absentWhenNull(text(255)),
+      mpn: absentWhenNull(text(255)),
+      folder: text(255),
+      rrp: absentWhenNull(moneyOf10()),
+      quantity: quantityInt(),
+      quantity_auction_a: count(),
+      quantity_ordered: absentWhenNull(count()),
+      quantity_alert: absentWhenNull(quantityInt()),
+      quantity_min: absentWhenNull(quantityInt()),
+      quantity_reserved: count(),
+      quantity_reserved_2: count(),
+      quantity_ordered_date: absentWhenNull(dateText()),
+      quantity_available: readOnly(integer()),
+      picture: group({
+        small: text(2000),
+        large: text(2000),
+        // Document 1, Limits: up to 12 picture URLs per stock record (as every portal group's list).
+        id: pictures(12),
+        delete_id: writeOnly(list(text(2000))),
+        is_upload_to_drive: writeOnly(bool()),
+      }),
+      location: group({ area: text(255), field: text(255), is_fullfilment: bool() }),
+      supplier: group({ id: text(255), sku: text(255), price: money() }),
+      // The same group twice names one group (document 2: up to 3 shipping group ids).
+      shipping: group({
+        group_id: list(integer().min(1)).max(3).unique().messages({ 'array.unique': '{{#label}} names a shipping group already listed (each group once)' }),
+        infos: text(),
+      }),
+      content: group({
+        quantity: integer().min(0),
+        type: Joi.string().valid(...units, 'st', 'kt', 'pal', ''),
+        basic_price_type: Joi.string().valid(...units, ''),
+      }),
+      variation: Joi.object({
+        type: Joi.string().valid('main', 'sub', 'none'),
+        sub: list(
+          Joi.object({
+            id: stockRefField(),
+            create_quantity: writeOnly(count()),
+            specifics: writeOnly(Joi.object({ name_value: list(nameValueType()).min(1) })),
+          }),
+        ),
+        specifics_set: Joi.object({ name_value: list(nameValueType()) }),
+        specifics: readOnly(Joi.object({ name_value: list(nameValueType()) })),
+        parent: readOnly(integer()),
+      }),
+      cross_selling: group({
+        is_active: bool(),
+        is_quantity_split: bool(),
+        id: list(text(255)),
+        folder: list(text(255)),
+        description_id: group({ national: integer(), international: integer() }),
+      }),
+      freetext: keyedBy(
+        'id',
+        list(
+          group({
+            id: freetextId(5).required(),
+            value: text(),
+          }),
+        ).max(5),
       ),
-    ),
-    class: absentWhenNull(text(255)),
-  }),
+      cia: ciaType(),
+      set: Joi.object({
+        type: list(Joi.string().lowercase().valid('main', 'sub', 'none')),
+        sub: list(Joi.object({ id: stockRefField().required(), quantity: integer().min(1).max(100000).required() })),
+        main: readOnly(list(Joi.object({ id: Joi.string(), quantity: integer() }))),
+      }),
+      market_e: marketE(),
+      market_d: marketD(),
+      shop_h: shopH(),
+      webshop: list(webshop()),
+      market_f: marketF(),
+      market_i: marketI(),
+      shop_g: shopG(),
+      auction_a: list(auctionA()),
+      auction_b: list(auctionB()),
+      market_c: list(marketC()),
+      shop: list(shop()),
+      app: keyedBy('client_id', list(group({ client_id: text(255).required() }).unknown(true))),
+      customs: keyedBy(
+        'client_id',
+        list(
+          group({
+            client_id: text(255).required(),
+            description: text(),
+            hs_code: text(16),
+            origin_country_iso2: Joi.string().length(2).uppercase().allow(''),
+          }),
+        ),
+      ),
+      class: absentWhenNull(text(255)),
+    }),
+  ),
 );
 
 /** An item inside POST stock/list/: id is how a client says "update this one", so it is not read only there. */

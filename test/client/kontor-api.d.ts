@@ -2127,7 +2127,7 @@ export interface components {
       stock: {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly id?: unknown;
-        name?: string | '';
+        name?: (string | null) | '';
         sku?: (string | null) | '';
         barcode?: (string | null) | '';
         infos?: (string | null) | '';
@@ -2138,15 +2138,15 @@ export interface components {
         condition_id?: (number | string) | null;
         manufacturer?: (string | null) | '';
         mpn?: (string | null) | '';
-        folder?: string | '';
+        folder?: (string | null) | '';
         rrp?: ((number | string) | (string & unknown)) | null;
-        quantity?: number | string;
-        quantity_auction_a?: number | string;
+        quantity?: (number | string) | null;
+        quantity_auction_a?: (number | string) | null;
         quantity_ordered?: (number | string) | null;
         quantity_alert?: (number | string) | null;
         quantity_min?: (number | string) | null;
-        quantity_reserved?: number | string;
-        quantity_reserved_2?: number | string;
+        quantity_reserved?: (number | string) | null;
+        quantity_reserved_2?: (number | string) | null;
         quantity_ordered_date?: ((string & unknown) | null) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
@@ -2155,32 +2155,35 @@ export interface components {
           area?: (string | null) | '';
           field?: (string | null) | '';
           is_fullfilment?: (boolean | string | (1 | 0)) | null;
-        };
+        } | null;
         supplier?: {
           id?: (string | null) | '';
           sku?: (string | null) | '';
           price?: ((number | string) | (string & unknown)) | null;
-        };
+        } | null;
         shipping?: {
           group_id?: ((number | string)[] | ((number | string) & unknown)) | null;
           infos?: (string | null) | '';
-        };
+        } | null;
         content?: {
           quantity?: (number | string) | null;
           type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
           basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
-        };
+        } | null;
         variation?: components['schemas']['post_stock_request_stock_variation'];
         cross_selling?: components['schemas']['post_stock_request_stock_cross_selling'];
         freetext?:
-          | {
-              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: (string | null) | '';
-            }[]
-          | ({
-              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: (string | null) | '';
-            } & unknown);
+          | (
+              | {
+                  id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                  value?: (string | null) | '';
+                }[]
+              | ({
+                  id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                  value?: (string | null) | '';
+                } & unknown)
+            )
+          | null;
         cia?: components['schemas']['post_stock_request_stock_cia'];
         set?: components['schemas']['post_stock_request_stock_set'];
         market_e?: components['schemas']['post_stock_request_stock_market_e'];
@@ -2195,12 +2198,15 @@ export interface components {
         market_c?: components['schemas']['post_stock_request_stock_market_c'];
         shop?: components['schemas']['post_stock_request_stock_shop'];
         app?:
-          | {
-              client_id: string | '';
-            }[]
-          | ({
-              client_id: string | '';
-            } & unknown);
+          | (
+              | {
+                  client_id: string | '';
+                }[]
+              | ({
+                  client_id: string | '';
+                } & unknown)
+            )
+          | null;
         customs?: components['schemas']['post_stock_request_stock_customs'];
         class?: (string | null) | '';
       };
@@ -2208,7 +2214,8 @@ export interface components {
       portal_account_id?: number | string;
     };
     post_stock_request_stock_auction_b:
-      components['schemas']['post_stock_request_stock_auction_b_item'][] | (components['schemas']['post_stock_request_stock_auction_b_item'] & unknown);
+      | (components['schemas']['post_stock_request_stock_auction_b_item'][] | (components['schemas']['post_stock_request_stock_auction_b_item'] & unknown))
+      | null;
     post_stock_request_stock_auction_b_item: {
       lister_id?: ((number | string) | (string & unknown)) | null;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -2408,7 +2415,8 @@ export interface components {
       ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
     };
     post_stock_request_stock_auction_a:
-      components['schemas']['post_stock_request_stock_auction_a_item'][] | (components['schemas']['post_stock_request_stock_auction_a_item'] & unknown);
+      | (components['schemas']['post_stock_request_stock_auction_a_item'][] | (components['schemas']['post_stock_request_stock_auction_a_item'] & unknown))
+      | null;
     post_stock_request_stock_auction_a_item: {
       lister_id?: ((number | string) | (string & unknown)) | null;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -2565,7 +2573,7 @@ export interface components {
       auction_a_plus?: (-1 | 0 | 1) | null;
     };
     post_stock_request_stock_webshop:
-      components['schemas']['post_stock_request_stock_webshop_item'][] | (components['schemas']['post_stock_request_stock_webshop_item'] & unknown);
+      (components['schemas']['post_stock_request_stock_webshop_item'][] | (components['schemas']['post_stock_request_stock_webshop_item'] & unknown)) | null;
     post_stock_request_stock_webshop_item: {
       shop_id: string & unknown;
       is_lead?: (boolean | string | (1 | 0)) | null;
@@ -2625,7 +2633,7 @@ export interface components {
       readonly modified_time?: unknown;
     };
     post_stock_request_stock_market_c:
-      components['schemas']['post_stock_request_stock_market_c_item'][] | (components['schemas']['post_stock_request_stock_market_c_item'] & unknown);
+      (components['schemas']['post_stock_request_stock_market_c_item'][] | (components['schemas']['post_stock_request_stock_market_c_item'] & unknown)) | null;
     post_stock_request_stock_market_c_item: {
       lister_id?: ((number | string) | (string & unknown)) | null;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -2725,7 +2733,7 @@ export interface components {
       characteristics?: {
         data?: (unknown[] | Record<string, never>)[];
       } | null;
-    };
+    } | null;
     post_stock_request_stock_cia: {
       auction_a?: {
         is_active?: (boolean | string | (1 | 0)) | null;
@@ -2766,9 +2774,9 @@ export interface components {
         portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
         target?: (((string | '') | (number | string))[] | (((string | '') | (number | string)) & unknown)) | null;
       } | null;
-    };
+    } | null;
     post_stock_request_stock_shop:
-      components['schemas']['post_stock_request_stock_shop_item'][] | (components['schemas']['post_stock_request_stock_shop_item'] & unknown);
+      (components['schemas']['post_stock_request_stock_shop_item'][] | (components['schemas']['post_stock_request_stock_shop_item'] & unknown)) | null;
     post_stock_request_stock_shop_item: {
       lister_id?: ((number | string) | (string & unknown)) | null;
       name?: (string | null) | '';
@@ -2822,7 +2830,7 @@ export interface components {
       readonly specifics?: unknown;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
       readonly parent?: unknown;
-    };
+    } | null;
     post_stock_request_stock_variation_sub_item: {
       id?: (number | string) | string;
       create_quantity?: number | string;
@@ -2864,7 +2872,7 @@ export interface components {
       id?: (string | null) | '';
       comment?: (string | null) | '';
       is_fba?: (boolean | string | (1 | 0)) | null;
-    };
+    } | null;
     post_stock_request_stock_market_e: {
       quantity?: (number | string) | null;
       comment?: (string | null) | '';
@@ -2881,7 +2889,7 @@ export interface components {
       } | null;
       name?: (string | null) | '';
       shipping_group_id?: (string | null) | '';
-    };
+    } | null;
     post_stock_request_stock_market_i: {
       name?: (string | null) | '';
       price?: ((number | string) | (string & unknown)) | null;
@@ -2898,7 +2906,7 @@ export interface components {
       characteristics?: {
         data?: (unknown[] | Record<string, never>)[];
       } | null;
-    };
+    } | null;
     post_stock_request_stock_cross_selling: {
       is_active?: (boolean | string | (1 | 0)) | null;
       is_quantity_split?: (boolean | string | (1 | 0)) | null;
@@ -2908,7 +2916,7 @@ export interface components {
         national?: (number | string) | null;
         international?: (number | string) | null;
       } | null;
-    };
+    } | null;
     post_stock_request_stock_set: {
       type?: string[] | (string & unknown);
       sub?:
@@ -2922,7 +2930,7 @@ export interface components {
           } & unknown);
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
       readonly main?: unknown;
-    };
+    } | null;
     post_stock_request_stock_shop_h: {
       is_active?: (boolean | string | (1 | 0)) | null;
       ean?: (string | null) | '';
@@ -2930,34 +2938,37 @@ export interface components {
       quantity?: (number | string) | null;
       delivery_time?: (string | null) | '';
       tax?: (string | null) | '';
-    };
+    } | null;
     post_stock_request_stock_customs:
-      | {
-          client_id: string | '';
-          description?: (string | null) | '';
-          hs_code?: (string | null) | '';
-          origin_country_iso2?: (string | null) | '';
-        }[]
-      | ({
-          client_id: string | '';
-          description?: (string | null) | '';
-          hs_code?: (string | null) | '';
-          origin_country_iso2?: (string | null) | '';
-        } & unknown);
+      | (
+          | {
+              client_id: string | '';
+              description?: (string | null) | '';
+              hs_code?: (string | null) | '';
+              origin_country_iso2?: (string | null) | '';
+            }[]
+          | ({
+              client_id: string | '';
+              description?: (string | null) | '';
+              hs_code?: (string | null) | '';
+              origin_country_iso2?: (string | null) | '';
+            } & unknown)
+        )
+      | null;
     post_stock_request_stock_picture: {
       small?: (string | null) | '';
       large?: (string | null) | '';
       id?: ((string | '')[] | ((string | '') & unknown)) | null;
       delete_id?: ((string | '')[] | ((string | '') & unknown)) | null;
       is_upload_to_drive?: (boolean | string | (1 | 0)) | null;
-    };
+    } | null;
     post_stock_request_stock_market_f: {
       is_active?: (boolean | string | (1 | 0)) | null;
       ean?: (string | null) | '';
       price?: ((number | string) | (string & unknown)) | null;
       quantity?: (number | string) | null;
       description_id?: (number | string) | null;
-    };
+    } | null;
     post_stock_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -3001,7 +3012,7 @@ export interface components {
       next_min_id?: string;
     };
     post_stock_list_item: {
-      name?: string | '';
+      name?: (string | null) | '';
       sku?: (string | null) | '';
       barcode?: (string | null) | '';
       infos?: (string | null) | '';
@@ -3012,15 +3023,15 @@ export interface components {
       condition_id?: (number | string) | null;
       manufacturer?: (string | null) | '';
       mpn?: (string | null) | '';
-      folder?: string | '';
+      folder?: (string | null) | '';
       rrp?: ((number | string) | (string & unknown)) | null;
-      quantity?: number | string;
-      quantity_auction_a?: number | string;
+      quantity?: (number | string) | null;
+      quantity_auction_a?: (number | string) | null;
       quantity_ordered?: (number | string) | null;
       quantity_alert?: (number | string) | null;
       quantity_min?: (number | string) | null;
-      quantity_reserved?: number | string;
-      quantity_reserved_2?: number | string;
+      quantity_reserved?: (number | string) | null;
+      quantity_reserved_2?: (number | string) | null;
       quantity_ordered_date?: ((string & unknown) | null) | '' | string;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
       readonly quantity_available?: unknown;
@@ -3029,32 +3040,35 @@ export interface components {
         area?: (string | null) | '';
         field?: (string | null) | '';
         is_fullfilment?: (boolean | string | (1 | 0)) | null;
-      };
+      } | null;
       supplier?: {
         id?: (string | null) | '';
         sku?: (string | null) | '';
         price?: ((number | string) | (string & unknown)) | null;
-      };
+      } | null;
       shipping?: {
         group_id?: ((number | string)[] | ((number | string) & unknown)) | null;
         infos?: (string | null) | '';
-      };
+      } | null;
       content?: {
         quantity?: (number | string) | null;
         type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
         basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
-      };
+      } | null;
       variation?: components['schemas']['post_stock_request_stock_variation'];
       cross_selling?: components['schemas']['post_stock_request_stock_cross_selling'];
       freetext?:
-        | {
-            id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-            value?: (string | null) | '';
-          }[]
-        | ({
-            id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-            value?: (string | null) | '';
-          } & unknown);
+        | (
+            | {
+                id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                value?: (string | null) | '';
+              }[]
+            | ({
+                id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                value?: (string | null) | '';
+              } & unknown)
+          )
+        | null;
       cia?: components['schemas']['post_stock_request_stock_cia'];
       set?: components['schemas']['post_stock_request_stock_set'];
       market_e?: components['schemas']['post_stock_request_stock_market_e'];
@@ -3069,12 +3083,15 @@ export interface components {
       market_c?: components['schemas']['post_stock_request_stock_market_c'];
       shop?: components['schemas']['post_stock_request_stock_shop'];
       app?:
-        | {
-            client_id: string | '';
-          }[]
-        | ({
-            client_id: string | '';
-          } & unknown);
+        | (
+            | {
+                client_id: string | '';
+              }[]
+            | ({
+                client_id: string | '';
+              } & unknown)
+          )
+        | null;
       customs?: components['schemas']['post_stock_request_stock_customs'];
       class?: (string | null) | '';
       id?: (number | string) | string;

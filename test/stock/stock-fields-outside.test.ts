@@ -382,6 +382,27 @@ describe('stock item fields tried from outside (document 2)', () => {
     });
   });
 
+  describe('groups sent empty', () => {
+    it('when a group is sent as null (JSON) or as an empty element (XML, as libraries write an empty object), then it is not sent: the item keeps it, as an order keeps a null address', async () => {
+      const id = await createItem(seller, { name: 'Grouped', location: { area: 'A1' }, supplier: { id: 'S-9' } });
+      const json = await call(`stock/${id}/`, {
+        token: seller.token,
+        body: { stock: { location: null, supplier: null, variation: null, set: null, cia: null } },
+      });
+      expect(json.status, json.text).to.equal(200);
+      const xml = await call(`stock/${id}/`, {
+        token: seller.token,
+        headers: { 'Content-Type': 'application/xml' },
+        body: '<?xml version="1.0" encoding="UTF-8"?><request><stock><location/><supplier></supplier><name>Grouped too</name></stock></request>',
+      });
+      expect(xml.status, xml.text).to.equal(200);
+      const item = (await readItem(seller, id)) as unknown as { name: string; location: { area: string }; supplier: { id: string } };
+      expect([item.name, item.location.area, item.supplier.id]).to.deep.equal(['Grouped too', 'A1', 'S-9']);
+      const created = await call('stock/', { token: seller.token, body: { stock: { name: 'New', location: null, picture: null } } });
+      expect(created.status, created.text).to.equal(201);
+    });
+  });
+
   describe('access', () => {
     it('when R-only fields are sent, then each is a read_only_field warning naming it and the item keeps its own values', async () => {
       const res = await call('stock/', {
