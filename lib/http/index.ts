@@ -57,3 +57,4 @@ export { applyConditions } from './search/sql';
 export { stripReadOnly, validate } from './validate';
 export type { PortalAccountMention } from './validate';
 export { buildXmlResponse, parseXmlRequest } from './xml';
+export { keepXmlOrigin } from './xml-origin';

@@ -60,6 +60,7 @@ const toSingleLists = typeWalk((d) => d.type === 'array' && d.flags?.single === 
 const isAbsentWhenNull = (d: Description) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false;
 const takesNull = (d: Description) => d.allow?.includes(null) ?? false;
 const toAbsentWhenNull = typeWalk((d) => isAbsentWhenNull(d) || takesNull(d));
+const toObjects = typeWalk((d) => d.type === 'object');
 
 /**
  * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
@@ -101,6 +102,22 @@ function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
 }
 
 /**
+ * Reads the empty element of an object field, from XML, as the object with no fields: it is how
+ * XML writes `{}` (send_mit with its defaults, `<send_mit/>`; a task's `<reference/>`), and read
+ * as the text '' it was a 400 "must be of type object" for what JSON's `{}` is taken as. Not
+ * where the field's null means absent (an order's address, a stock item's groups): there the
+ * empty element is how the service answers no value, and it stays no value (dropAbsentNulls).
+ */
+function emptyXmlObjects(schema: Joi.Schema, value: unknown): void {
+  if (typeof value !== 'object' || value === null || !isFromXml(value)) return;
+  toObjects(describe(schema), value, '', (record, key, _path, field) => {
+    if (record[key] !== '' || isAbsentWhenNull(field) || takesNull(field)) return true;
+    record[key] = {};
+    return false;
+  });
+}
+
+/**
  * Makes a list field holding one value (one XML element, or a JSON object where a list goes) a
  * list of one, in place, before Joi sees it. Joi's single() takes it as that list, but its error
  * paths then leave the index out (`order.line.quantity`), so a client could not tell the field
@@ -125,6 +142,7 @@ export interface PortalAccountMention {
  * portalAccounts collects the portal account ids the input names, for the caller to check.
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
+  emptyXmlObjects(schema, value);
   dropAbsentNulls(schema, value);
   listSingles(schema, value);
   const { value: converted, error } = cutToSent(schema, value).validate(value, {

@@ -11,3 +11,9 @@ export function markFromXml(value: unknown): void {
   fromXml.add(value);
   for (const child of Array.isArray(value) ? value : Object.values(value)) markFromXml(child);
 }
+
+/** `copy`, a copy of `original` with fields left out (the framework's portal_account_id), from XML if it is. */
+export function keepXmlOrigin<T extends object>(original: object, copy: T): T {
+  if (fromXml.has(original)) fromXml.add(copy);
+  return copy;
+}

@@ -22,6 +22,7 @@ import {
   PortalAccountMention,
   stripReadOnly,
   validate,
+  keepXmlOrigin,
 } from '../../lib/http';
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account';
@@ -143,7 +144,8 @@ function handlerFor(e: Endpoint) {
         const basic = basicCredentials(req);
         if (basic) context.basic = basic;
       }
-      const { portal_account_id: _ignored, ...fields } = input;
+      const { portal_account_id: _ignored, ...rest } = input;
+      const fields = keepXmlOrigin(input, rest);
       const params = e.params ? validateParams(e, req.params as Record<string, string>) : {};
       const mentioned: PortalAccountMention[] = [];
       const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};

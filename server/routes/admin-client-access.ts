@@ -1,6 +1,6 @@
 import { allScopes } from '../../lib/access';
 import { ClientAccessRestriction, listClientAccesses, restrictClientAccess, revokeClientAccess } from '../../lib/auth';
-import { endpoint, ok, Joi } from '../../lib/http';
+import { endpoint, ok, Joi, list } from '../../lib/http';
 
 const clientAccessId = Joi.object({ client_access_id: Joi.number().integer().min(1).max(2147483647) });
 
@@ -28,8 +28,8 @@ export const adminClientAccessEndpoints = [
     params: clientAccessId,
     body: Joi.object({
       client_access: Joi.object({
-        scope: Joi.array()
-          .items(Joi.string().valid(...allScopes))
+        // list(): in XML one scope is one element, as a list of one is everywhere else.
+        scope: list(Joi.string().valid(...allScopes))
           .min(1)
           .unique(),
         portal_account_id: Joi.number().integer().min(1).max(2147483647),

@@ -4456,21 +4456,38 @@ export interface components {
     };
     post_admin_client_access_client_access_id_request: {
       client_access: {
-        scope?: (
-          | 'stock_r'
-          | 'stock_w'
-          | 'order_r'
-          | 'order_w'
-          | 'customer_r'
-          | 'bank_r'
-          | 'bank_w'
-          | 'task_r'
-          | 'task_w'
-          | 'admin_r'
-          | 'admin_w'
-          | 'email_r'
-          | 'account_address_r'
-        )[];
+        scope?:
+          | (
+              | 'stock_r'
+              | 'stock_w'
+              | 'order_r'
+              | 'order_w'
+              | 'customer_r'
+              | 'bank_r'
+              | 'bank_w'
+              | 'task_r'
+              | 'task_w'
+              | 'admin_r'
+              | 'admin_w'
+              | 'email_r'
+              | 'account_address_r'
+            )[]
+          | ((
+              | 'stock_r'
+              | 'stock_w'
+              | 'order_r'
+              | 'order_w'
+              | 'customer_r'
+              | 'bank_r'
+              | 'bank_w'
+              | 'task_r'
+              | 'task_w'
+              | 'admin_r'
+              | 'admin_w'
+              | 'email_r'
+              | 'account_address_r'
+            ) &
+              unknown);
         portal_account_id?: number | string;
       };
       /** @description The portal account the request acts for (an id or "default"). */

@@ -89,6 +89,28 @@ describe('the input edge', () => {
       expect((json.body.stock as { name: string }).name).to.equal('A€\u{1F600}\t&#0;');
     });
 
+    it('when an object is an empty element (how XML writes {}) or a list one element, then XML is taken as JSON is (found sending generated bodies both ways)', async () => {
+      const xml = (path: string, body: string) =>
+        call(path, {
+          token: seller.token,
+          headers: { 'Content-Type': 'application/xml' },
+          body: `<?xml version="1.0" encoding="UTF-8"?><request>${body}</request>`,
+        });
+      const task = await xml('task/', '<task><text>Call back</text><reference/></task>');
+      expect(task.status, task.text).to.equal(201);
+      const order = await call('order/', {
+        token: seller.token,
+        body: { order: { customer: { email: 'xml@example.com' }, line: [{ id: 1, name: 'Mug', quantity: 1, price: '5.00' }] } },
+      });
+      expect(order.status, order.text).to.equal(201);
+      // send_mit with every default: JSON's {"send_mit": {}}.
+      const sendMit = await xml(`order/${order.body.order_id}/send_mit/`, '<send_mit/>');
+      expect(sendMit.status, sendMit.text).to.equal(202);
+      // One scope is one element; the body is taken, and the access it names does not exist.
+      const restricted = await xml('admin/client_access/999999/', '<client_access><scope>order_r</scope></client_access>');
+      expect([restricted.status, restricted.body.error?.[0]?.error]).to.deep.equal([404, 'not_found']);
+    });
+
     it('when an XML body is indented, then the layout whitespace is no field and leaf text is kept as sent', async () => {
       const body = '<?xml version="1.0"?>\n<request>\n  <user>\n    <settings>\n      <city> Köln </city>\n    </settings>\n  </user>\n</request>\n';
       const res = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
