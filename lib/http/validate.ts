@@ -60,7 +60,8 @@ const toSingleLists = typeWalk((d) => d.type === 'array' && d.flags?.single === 
 const isAbsentWhenNull = (d: Description) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false;
 const takesNull = (d: Description) => d.allow?.includes(null) ?? false;
 const toAbsentWhenNull = typeWalk((d) => isAbsentWhenNull(d) || takesNull(d));
-const toObjects = typeWalk((d) => d.type === 'object');
+const isObjectList = (d: Description) => d.type === 'array' && d.items?.[0]?.type === 'object';
+const toObjects = typeWalk((d) => d.type === 'object' || isObjectList(d));
 
 /**
  * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
@@ -107,11 +108,18 @@ function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
  * as the text '' it was a 400 "must be of type object" for what JSON's `{}` is taken as. Not
  * where the field's null means absent (an order's address, a stock item's groups): there the
  * empty element is how the service answers no value, and it stays no value (dropAbsentNulls).
+ * Among a list's items an empty element is an item with no fields (`[{...}, {}]` as an XML
+ * library writes it) whatever the list's null means; a lone one is read as an object field's is.
  */
 function emptyXmlObjects(schema: Joi.Schema, value: unknown): void {
   if (typeof value !== 'object' || value === null || !isFromXml(value)) return;
   toObjects(describe(schema), value, '', (record, key, _path, field) => {
-    if (record[key] !== '' || isAbsentWhenNull(field) || takesNull(field)) return true;
+    const held = record[key];
+    if (Array.isArray(held)) {
+      if (isObjectList(field)) for (let i = 0; i < held.length; i++) if (held[i] === '') held[i] = {};
+      return true;
+    }
+    if (held !== '' || isAbsentWhenNull(field) || takesNull(field)) return true;
     record[key] = {};
     return false;
   });
