@@ -54,7 +54,7 @@ export { parseDeleteFilter, parseSearch, project, runSearch, scopeLookups } from
 export type { FilterField, SearchPage, SearchRequest, SearchSpec } from './search';
 export { parseSelect } from './search/select';
 export { applyConditions } from './search/sql';
-export { stripReadOnly, validate } from './validate';
+export { emptyXmlBulkItems, stripReadOnly, validate } from './validate';
 export type { PortalAccountMention } from './validate';
 export { buildXmlResponse, parseXmlRequest } from './xml';
 export { keepXmlOrigin } from './xml-origin';

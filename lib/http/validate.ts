@@ -116,13 +116,31 @@ function emptyXmlObjects(schema: Joi.Schema, value: unknown): void {
   toObjects(describe(schema), value, '', (record, key, _path, field) => {
     const held = record[key];
     if (Array.isArray(held)) {
-      if (isObjectList(field)) for (let i = 0; i < held.length; i++) if (held[i] === '') held[i] = {};
+      if (isObjectList(field)) emptyItemsAsObjects(held);
       return true;
     }
     if (held !== '' || isAbsentWhenNull(field) || takesNull(field)) return true;
     record[key] = {};
     return false;
   });
+}
+
+/** A list's empty XML elements as items with no fields, in place. */
+function emptyItemsAsObjects(list: unknown[]): void {
+  for (let i = 0; i < list.length; i++) if (list[i] === '') list[i] = {};
+}
+
+/**
+ * A bulk call's empty XML items (stock/list/'s `<stock/>`) as items with no fields, as JSON's
+ * `{}` is: the body's type takes any item (each is validated on its own), so it holds no object
+ * type for emptyXmlObjects to find. A lone empty element is one such item, as one element is a
+ * list of one.
+ */
+export function emptyXmlBulkItems(body: Record<string, unknown>, field: string): void {
+  if (!isFromXml(body)) return;
+  const items = body[field];
+  if (items === '') body[field] = {};
+  else if (Array.isArray(items)) emptyItemsAsObjects(items);
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   PortalAccountMention,
   stripReadOnly,
   validate,
+  emptyXmlBulkItems,
   keepXmlOrigin,
 } from '../../lib/http';
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
@@ -309,6 +310,7 @@ function validateParams(e: Endpoint, params: Record<string, string>): unknown {
 
 function readBody(e: Endpoint, fields: Record<string, unknown>, warnings: Warning[], portalAccounts: PortalAccountMention[]): unknown {
   const schema = e.body ?? emptyObject;
+  if (e.bulk) emptyXmlBulkItems(fields, e.bulk.field);
   warnings.push(...stripReadOnly(schema, fields));
   return validate(schema, fields, '', portalAccounts);
 }

@@ -128,6 +128,13 @@ describe('the input edge', () => {
       };
       // An item with no fields makes no lister, in JSON as in XML.
       expect([await listers(fromJson.body.stock_id), await listers(fromXml.body.stock_id)]).to.deep.equal([['Mug A'], ['Mug A']]);
+      // A bulk call's item: stock/list/ takes {} as a stock item with no fields, order/list/ names what a new order lacks.
+      const stockList = await asXml('stock/list/', '<stock><name>Cup</name></stock><stock/>');
+      expect(stockList.status, stockList.text).to.equal(207);
+      expect((stockList.body.response as { code: number }[]).map((item) => item.code)).to.deep.equal([201, 201]);
+      const orderList = await asXml('order/list/', '<order/>');
+      expect(orderList.status, orderList.text).to.equal(207);
+      expect((orderList.body.response as { error: { field: string }[] }[])[0]!.error[0]!.field).to.equal('order[0].customer');
     });
 
     it('when an XML body is indented, then the layout whitespace is no field and leaf text is kept as sent', async () => {
