@@ -44,11 +44,14 @@ interface Full extends Description {
   patterns?: { schema?: Full; regex?: string; rule: Full }[];
   whens?: unknown[];
   renames?: { from: string; to: string }[];
+  examples?: unknown[];
 }
 
 // No exponent: a number's text in exponent form is refused (schema.ts decimal, integer).
 const numberText = '^\\s*[-+]?(\\d+(\\.\\d*)?|\\.\\d+)\\s*$';
 const integerText = '^\\s*[-+]?\\d+(\\.0*)?\\s*$';
+
+const genericText = 'string';
 
 const ruleOf = (d: Full, name: string) => d.rules?.find((r) => r.name === name)?.args;
 const hasRule = (d: Full, name: string) => d.rules?.some((r) => r.name === name) ?? false;
@@ -115,7 +118,8 @@ function convert(d: Full, direction: Direction): JsonSchema {
 }
 
 function withDescription(schema: JsonSchema, d: Full): JsonSchema {
-  return d.flags?.description ? { ...schema, description: d.flags.description } : schema;
+  const described = d.flags?.description ? { ...schema, description: d.flags.description } : schema;
+  return d.examples?.length ? { ...described, examples: d.examples } : described;
 }
 
 /** Values Joi takes besides the type (allow, empty): an anyOf with their enum. */
@@ -213,6 +217,10 @@ function stringRequest(d: Full): JsonSchema {
   if (hasRule(d, 'uri')) out.format = 'uri';
   if (patterns.length === 1 && out.pattern === undefined) out.pattern = patterns[0];
   else if (patterns.length) return { allOf: [out, ...patterns.map((pattern) => ({ pattern }))] };
+  // Swagger UI's Try it out (and other samplers) builds a value from a pattern: a trimmed text's
+  // was random characters between runs of spaces. 'string' is what they show for a text without
+  // one; a text with a pattern of its own has an example of its own (Joi's example()).
+  if (trimmed && !patterns.length && !out.format && (typeof most !== 'number' || most >= genericText.length)) out.examples = [genericText];
   return out;
 }
 

@@ -285,6 +285,8 @@ const accountSchema: Schema = {
     { type: 'integer', minimum: 1, maximum: 2147483647 },
     { type: 'string', pattern: '^\\s*([1-9]\\d{0,9}|default)\\s*$' },
   ],
+  // What Try it out fills in: the integer's minimum, 1, is another seller's account.
+  examples: ['default'],
 };
 
 const charsetParameter = { $ref: '#/components/parameters/Accept-Charset' };

@@ -143,7 +143,8 @@ export const calendarDate = () =>
     .trim()
     .pattern(/^\d{4}-\d{2}-\d{2}$/)
     .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.message({ custom: '{{#label}} is not a date that exists' })))
-    .allow('');
+    .allow('')
+    .example('2026-11-29');
 
 /** A date and time without an offset (`2026-11-20 10:00:00`, `2026-11-20T10:00`). */
 const withoutOffset = /^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*$/;
@@ -198,7 +199,8 @@ export const datetime = () =>
       const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(original)?.[1];
       if (day && !isCalendarDate(day)) return helpers.message({ custom: '{{#label}} is not a date that exists' });
       return utcWithoutOffset(original) ?? value;
-    });
+    })
+    .example('2026-11-29T09:15:00Z');
 
 /** Marks a field of a resource type as read only: accepted on input with a warning, never written. */
 export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'R' }) as T;

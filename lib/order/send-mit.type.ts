@@ -15,7 +15,8 @@ export const sendMitType = Joi.object({
       .trim()
       .max(100)
       .pattern(/^[^\s,;]+$/)
-      .messages({ 'string.pattern.base': 'must be one tracking code without spaces, commas or semicolons' }),
+      .messages({ 'string.pattern.base': 'must be one tracking code without spaces, commas or semicolons' })
+      .example('00340434161094042557'),
   ).max(20),
   // A day that exists, as Order_type's shipping.date takes it (Date.parse let 2026-02-30 through into the order).
   date: calendarDate().invalid(''),

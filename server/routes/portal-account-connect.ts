@@ -26,7 +26,7 @@ export const portalAccountConnectEndpoints = [
     body: Joi.object({
       connector: Joi.string().valid('ebay', 'amazon_sp', 'shopify').required(),
       scope: list(Joi.string().valid(...ebayScopes)).min(1),
-      shop_domain: Joi.string().trim().lowercase().max(100).pattern(shopifyDomainPattern),
+      shop_domain: Joi.string().trim().lowercase().max(100).pattern(shopifyDomainPattern).example('your-store.myshopify.com'),
     }),
     response: ['url'],
     async handle({ caller, params, body }) {

@@ -1247,7 +1247,10 @@ export interface components {
       code_verifier?: string;
       username?: string;
       password?: string;
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_token_php_answer: {
@@ -1448,6 +1451,7 @@ export interface components {
       quantity_min?: number | string | null;
       quantity_reserved?: number | string | null;
       quantity_reserved_2?: number | string | null;
+      /** @example 2026-11-29 */
       quantity_ordered_date?: string | null;
       quantity_available?: number | string | null;
       picture?: {
@@ -1595,6 +1599,7 @@ export interface components {
         delivery_time?: number | string | null;
         id_type?: string | null;
         prime_template?: string | null;
+        /** @example 2026-11-29 */
         availibility_date?: string | null;
         category_id?: string | null;
         quantity?: (number | string | null) | (string | null);
@@ -1645,9 +1650,11 @@ export interface components {
               is_delivery_time?: boolean | null;
               is_active?: boolean | null;
             } | null;
+            /** @example 2026-11-29 */
             restock_date?: string | null;
             condition_id?: number | string | null;
             is_adult?: number | string | null;
+            /** @example 2026-11-29 */
             availability_date?: string | null;
             sortorder?: number | string | null;
             characteristics?: {
@@ -1659,7 +1666,9 @@ export interface components {
               is_active?: boolean | null;
               price?: ((number | string | null) | (string | null))[] | null;
               date?: {
+                /** @example 2026-11-29 */
                 from?: string | null;
+                /** @example 2026-11-29 */
                 to?: string | null;
               } | null;
               quantity?: number | string | null;
@@ -1701,6 +1710,7 @@ export interface components {
         tax_class?: string | null;
         is_new?: boolean | null;
         is_daily_price?: boolean | null;
+        /** @example 2026-11-29 */
         newness_date?: string | null;
         price_quantity?: number | string | null;
         min_order_quantity?: (number | string | null) | (string | null);
@@ -1709,7 +1719,9 @@ export interface components {
         quantity_alert?: number | string | null;
         delivery_time?: number | string | null;
         is_available?: boolean | null;
+        /** @example 2026-11-29 */
         availability_date?: string | null;
+        /** @example 2026-11-29 */
         expiry_date?: string | null;
         is_download_product?: boolean | null;
         is_default?: boolean | null;
@@ -2147,6 +2159,7 @@ export interface components {
         quantity_min?: (number | string) | null;
         quantity_reserved?: (number | string) | null;
         quantity_reserved_2?: (number | string) | null;
+        /** @example 2026-11-29 */
         quantity_ordered_date?: ((string & unknown) | null) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
@@ -2210,7 +2223,10 @@ export interface components {
         customs?: components['schemas']['post_stock_request_stock_customs'];
         class?: (string | null) | '';
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_stock_request_stock_auction_b:
@@ -2609,9 +2625,11 @@ export interface components {
         is_delivery_time?: (boolean | string | (1 | 0)) | null;
         is_active?: (boolean | string | (1 | 0)) | null;
       } | null;
+      /** @example 2026-11-29 */
       restock_date?: ((string & unknown) | null) | '' | string;
       condition_id?: (number | string) | null;
       is_adult?: (0 | 1 | 2) | null;
+      /** @example 2026-11-29 */
       availability_date?: ((string & unknown) | null) | '' | string;
       sortorder?: (number | string) | null;
       characteristics?: {
@@ -2623,7 +2641,9 @@ export interface components {
         is_active?: (boolean | string | (1 | 0)) | null;
         price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
         date?: {
+          /** @example 2026-11-29 */
           from?: ((string & unknown) | null) | '' | string;
+          /** @example 2026-11-29 */
           to?: ((string & unknown) | null) | '' | string;
         } | null;
         quantity?: (number | string) | null;
@@ -2697,6 +2717,7 @@ export interface components {
       tax_class?: (string | null) | '';
       is_new?: (boolean | string | (1 | 0)) | null;
       is_daily_price?: (boolean | string | (1 | 0)) | null;
+      /** @example 2026-11-29 */
       newness_date?: ((string & unknown) | null) | '' | string;
       price_quantity?: (number | string) | null;
       min_order_quantity?: ((number | string) | (string & unknown)) | null;
@@ -2705,7 +2726,9 @@ export interface components {
       quantity_alert?: (number | string) | null;
       delivery_time?: (number | string) | null;
       is_available?: (boolean | string | (1 | 0)) | null;
+      /** @example 2026-11-29 */
       availability_date?: ((string & unknown) | null) | '' | string;
+      /** @example 2026-11-29 */
       expiry_date?: ((string & unknown) | null) | '' | string;
       is_download_product?: (boolean | string | (1 | 0)) | null;
       is_default?: (boolean | string | (1 | 0)) | null;
@@ -2853,6 +2876,7 @@ export interface components {
       delivery_time?: (number | string) | null;
       id_type?: ('ASIN' | 'ISBN' | 'UPC' | 'EAN' | '') | null;
       prime_template?: (string | null) | '';
+      /** @example 2026-11-29 */
       availibility_date?: ((string & unknown) | null) | '' | string;
       category_id?: (string | null) | '';
       quantity?: ((number | string) | (string | '')) | null;
@@ -3032,6 +3056,7 @@ export interface components {
       quantity_min?: (number | string) | null;
       quantity_reserved?: (number | string) | null;
       quantity_reserved_2?: (number | string) | null;
+      /** @example 2026-11-29 */
       quantity_ordered_date?: ((string & unknown) | null) | '' | string;
       /** @description Read only: a value sent is ignored with a read_only_field warning. */
       readonly quantity_available?: unknown;
@@ -3099,7 +3124,10 @@ export interface components {
     post_stock_list_request: {
       /** @description Each item is validated on its own: one that does not match fails alone, in its part of the 207 answer. */
       stock: components['schemas']['post_stock_list_item'][] | components['schemas']['post_stock_list_item'];
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     get_stock_stock_id_answer: {
@@ -3116,7 +3144,10 @@ export interface components {
       lister_id?: unknown;
     };
     delete_stock_stock_id_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     delete_stock_stock_id_answer: {
@@ -3163,7 +3194,10 @@ export interface components {
         meta_keywords?: string | '';
         meta_description?: string | '';
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_stock_stock_id_description_answer: {
@@ -3185,7 +3219,10 @@ export interface components {
       description_id?: unknown;
     };
     delete_stock_stock_id_description_description_id_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     delete_stock_stock_id_description_description_id_answer: {
@@ -3245,7 +3282,10 @@ export interface components {
             parent_id?: string | (number | string);
             portal_account_id?: number | string;
           } & unknown);
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_stock_category_answer: {
@@ -3255,7 +3295,10 @@ export interface components {
     };
     delete_stock_category_request: {
       filter?: components['schemas']['get_stock_category_filter'] | components['schemas']['get_stock_category_filter'][] | '';
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     delete_stock_category_answer: {
@@ -3301,7 +3344,10 @@ export interface components {
         name?: string | '';
         additional?: string | '';
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_stock_shop_parameter_answer: {
@@ -3332,7 +3378,10 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly address?: unknown;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_admin_user_answer: {
@@ -3448,6 +3497,7 @@ export interface components {
       id?: string | null;
       portal_account_id?: unknown;
       date?: unknown;
+      /** @example 2026-11-29T09:15:00Z */
       current_date?: string | null;
       invoice_number?: unknown;
       platform?: string | null;
@@ -3482,6 +3532,7 @@ export interface components {
       } | null;
       shipping?: {
         fee?: (number | string | null) | (string | null);
+        /** @example 2026-11-29 */
         date?: string | null;
         deliverer?: string | null;
         code?: string | null;
@@ -3570,6 +3621,7 @@ export interface components {
         readonly portal_account_id?: unknown;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly date?: unknown;
+        /** @example 2026-11-29T09:15:00Z */
         current_date?: string | null;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly invoice_number?: unknown;
@@ -3612,7 +3664,10 @@ export interface components {
           main_id?: (string | null) | '';
         } | null;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_order_request_order_line:
@@ -3651,6 +3706,7 @@ export interface components {
     } | null;
     post_order_request_order_shipping: {
       fee?: ((number | string) | (string & unknown)) | null;
+      /** @example 2026-11-29 */
       date?: ((string & unknown) | null) | '' | string;
       deliverer?: (string | null) | '';
       code?: (string | null) | '';
@@ -3678,6 +3734,7 @@ export interface components {
       username?: (string | null) | '';
       comment?: (string | null) | '';
       vat_id?: (string | null) | '';
+      /** @example string */
       email: string;
       phone_1?: (string | null) | '';
       phone_2?: (string | null) | '';
@@ -3696,6 +3753,7 @@ export interface components {
           readonly portal_account_id?: unknown;
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
           readonly date?: unknown;
+          /** @example 2026-11-29T09:15:00Z */
           current_date?: string | null;
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
           readonly invoice_number?: unknown;
@@ -3743,6 +3801,7 @@ export interface components {
           readonly portal_account_id?: unknown;
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
           readonly date?: unknown;
+          /** @example 2026-11-29T09:15:00Z */
           current_date?: string | null;
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
           readonly invoice_number?: unknown;
@@ -3784,6 +3843,7 @@ export interface components {
             readonly sub_id?: unknown;
             main_id?: (string | null) | '';
           } | null;
+          /** @example string */
           id: string;
         };
     post_order_list_item_customer: {
@@ -3800,7 +3860,10 @@ export interface components {
     post_order_list_request: {
       /** @description Each item is validated on its own: one that does not match fails alone, in its part of the 207 answer. */
       order: components['schemas']['post_order_list_item'][] | components['schemas']['post_order_list_item'];
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     get_order_order_id_answer: {
@@ -3817,6 +3880,7 @@ export interface components {
         readonly portal_account_id?: unknown;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly date?: unknown;
+        /** @example 2026-11-29T09:15:00Z */
         current_date?: string | null;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly invoice_number?: unknown;
@@ -3859,7 +3923,10 @@ export interface components {
           main_id?: (string | null) | '';
         } | null;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_order_order_id_answer: {
@@ -3869,7 +3936,10 @@ export interface components {
       order_id?: unknown;
     };
     delete_order_order_id_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     delete_order_order_id_answer: {
@@ -3884,8 +3954,12 @@ export interface components {
       history?: unknown;
     };
     post_order_order_id_history_request: {
+      /** @example string */
       text: string;
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_order_order_id_history_answer: {
@@ -3939,7 +4013,10 @@ export interface components {
       job?: unknown;
     };
     post_stock_stock_id_cia_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_stock_stock_id_cia_answer: {
@@ -4000,7 +4077,10 @@ export interface components {
               portal_account_id?: (number | string) | 'default';
             } & unknown);
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_stock_stock_id_portal_upload_request_portal_upload_auction_a_item: {
@@ -4008,7 +4088,10 @@ export interface components {
       action: 'list' | 'revise';
       portal_account_id?: (number | string) | 'default';
       lister_id?: (number | string) | (string | '');
-      /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
+      /**
+       * @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.
+       * @example 2026-11-29T09:15:00Z
+       */
       start?: string;
       revise_values?:
         | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
@@ -4116,7 +4199,7 @@ export interface components {
       person_id?: (number | string | null) | (string | null);
       title?: string | null;
       text?: string | null;
-      appointment_date?: string | null;
+      appointment_date?: (string | null) | (string | null);
       modified_date?: unknown;
       priority?: string | null;
       is_completed?: boolean | null;
@@ -4150,7 +4233,10 @@ export interface components {
         priority?: 'low' | 'normal' | 'high';
         is_completed?: boolean | string | (1 | 0);
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_task_answer: {
@@ -4184,10 +4270,12 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly pause?: unknown;
         type: {
+          /** @example string */
           id: string;
         };
         section?: string | null;
         action: {
+          /** @example string */
           id: string;
           required?:
             | (
@@ -4195,6 +4283,7 @@ export interface components {
                     [key: string]: (string | '') | (number | string) | (boolean | string);
                   }
                 | {
+                    /** @example string */
                     name: string;
                     value: ((string | '') | (number | string) | (boolean | string)) | ((string | '') | (number | string) | (boolean | string))[];
                   }[]
@@ -4204,12 +4293,14 @@ export interface components {
         condition?:
           | (
               | {
+                  /** @example string */
                   field: string;
                   /** @default = */
                   operator?: string | null;
                   value: (string | '') | (number | string) | (boolean | string);
                 }[]
               | ({
+                  /** @example string */
                   field: string;
                   /** @default = */
                   operator?: string | null;
@@ -4218,7 +4309,10 @@ export interface components {
             )
           | null;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_admin_event_handler_answer: {
@@ -4235,7 +4329,10 @@ export interface components {
       event_handler?: unknown;
     };
     delete_admin_event_handler_event_handler_id_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     delete_admin_event_handler_event_handler_id_answer: {
@@ -4304,13 +4401,17 @@ export interface components {
       send_mit?: {
         deliverer?: string | '';
         code?: (string & unknown)[] | ((string & unknown) & unknown);
+        /** @example 2026-11-29 */
         date?: (string & unknown) & unknown;
         /** @default true */
         is_mail?: boolean | string | (1 | 0);
         /** @default  */
         mail_text?: string | '';
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_order_order_id_send_mit_answer: {
@@ -4361,6 +4462,7 @@ export interface components {
       id?: unknown;
       type?: unknown;
       date?: unknown;
+      /** @example 2026-11-29T09:15:00Z */
       transfer_date?: string | null;
       sender?: string | null;
       subject?: string | null;
@@ -4391,7 +4493,10 @@ export interface components {
         readonly type?: unknown;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly date?: unknown;
-        /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
+        /**
+         * @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.
+         * @example 2026-11-29T09:15:00Z
+         */
         transfer_date: string;
         sender?: string | '';
         subject?: string | '';
@@ -4409,7 +4514,10 @@ export interface components {
         /** @description ours: why the record is not assigned (no_match, ambiguous, overpayment, currency_mismatch, order_cancelled, amount_mismatch) */
         readonly unassigned_reason?: unknown;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_bank_transfer_answer: {
@@ -4490,7 +4598,10 @@ export interface components {
               unknown);
         portal_account_id?: number | string;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_admin_client_access_client_access_id_answer: {
@@ -4500,7 +4611,10 @@ export interface components {
       client_access_id?: unknown;
     };
     delete_admin_client_access_client_access_id_request: {
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     delete_admin_client_access_client_access_id_answer: {
@@ -4510,10 +4624,16 @@ export interface components {
     };
     post_admin_portal_account_portal_account_id_order_import_request: {
       order_import?: {
-        /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
+        /**
+         * @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.
+         * @example 2026-11-29T09:15:00Z
+         */
         modified_since?: string;
       };
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_admin_portal_account_portal_account_id_order_import_answer: {
@@ -4551,8 +4671,12 @@ export interface components {
             | 'https://api.ebay.com/oauth/api_scope/commerce.feedback'
           ) &
             unknown);
+      /** @example your-store.myshopify.com */
       shop_domain?: string & unknown;
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_admin_portal_account_portal_account_id_consent_answer: {
@@ -4564,7 +4688,10 @@ export interface components {
     post_admin_portal_account_portal_account_id_take_over_request: {
       listing_id?: (string | (number | string))[] | ((string | (number | string)) & unknown);
       sku?: string[] | (string & unknown);
-      /** @description The portal account the request acts for (an id or "default"). */
+      /**
+       * @description The portal account the request acts for (an id or "default").
+       * @example default
+       */
       portal_account_id?: number | string;
     };
     post_admin_portal_account_portal_account_id_take_over_answer: {

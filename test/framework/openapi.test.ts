@@ -37,7 +37,7 @@ describe('OpenAPI document and docs page', () => {
     for (const tag of doc.tags) expect(tag.description, tag.name).to.match(/^\S.{20,}/);
   });
 
-  it("when a schema of openapi.json names a default, then the default is a value of that schema (Spectral's oas3-valid-schema-example found send_mit's mail_text)", async () => {
+  it("when a schema of openapi.json names a default or examples, then each is a value of that schema (Spectral's oas3-valid-schema-example found send_mit's mail_text)", async () => {
     const doc = await documentOf();
     const ajv = new Ajv2020({ strict: false });
     const broken: string[] = [];
@@ -46,9 +46,12 @@ describe('OpenAPI document and docs page', () => {
       if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${at}[${i}]`));
       if (node === null || typeof node !== 'object') return;
       const schema = node as Record<string, unknown>;
-      if (!isMap && 'default' in schema && !ajv.validate({ ...schema, default: undefined }, schema.default)) broken.push(at);
+      const bare = { ...schema, default: undefined, examples: undefined };
+      if (!isMap && 'default' in schema && !ajv.validate(bare, schema.default)) broken.push(at);
+      const examples = !isMap && Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
+      examples.forEach((example, i) => ajv.validate(bare, example) || broken.push(`${at}.examples[${i}]`));
       for (const [key, child] of Object.entries(schema)) {
-        if (isMap || (key !== 'default' && key !== 'example')) visit(child, `${at}.${key}`, !isMap && key === 'properties');
+        if (isMap || (key !== 'default' && key !== 'example' && key !== 'examples')) visit(child, `${at}.${key}`, !isMap && key === 'properties');
       }
     };
     visit(doc.paths, 'paths');
