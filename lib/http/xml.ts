@@ -4,8 +4,12 @@ import { inputBounds } from './input-bounds';
 import { parseInWorker } from './xml-worker';
 import { markFromXml } from './xml-origin';
 
+/** The prefix fast-xml-parser gives attributes; they are read for xsi:nil alone (readTree). */
+const attribute = '@_';
+
 const parserOptions = {
-  ignoreAttributes: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: attribute,
   // Values stay strings ("0012345678905", "1e5"); the endpoint's schema converts by type.
   parseTagValue: false,
   // The predefined entities and character references are ordinary XML text and decoded, once;
@@ -52,7 +56,7 @@ async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
   } catch (err) {
     throw invalidInput('malformed_xml', `the XML body is malformed: ${(err as Error).message.split('\n')[0]}`, 'body');
   }
-  const root = dropLayout((parsed as Record<string, unknown>).request);
+  const root = readTree((parsed as Record<string, unknown>).request);
   if (root === undefined) throw invalidInput('malformed_xml', 'the XML body must have a <request> root element', 'body');
   if (typeof root === 'string' && root.trim() === '') return {};
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
@@ -113,13 +117,33 @@ function countTags(text: string): number {
   return count;
 }
 
-/** Removes the whitespace text between elements (indentation), which untrimmed parsing keeps. */
-function dropLayout(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(dropLayout);
+/**
+ * The parsed tree as fields: the whitespace text between elements (indentation), which untrimmed
+ * parsing keeps, is dropped, and so are attributes, but for xsi:nil (XML Schema Instance 2.6.2):
+ * an element with `xsi:nil="true"` is null, as JSON's null is. A client generated from an XSD
+ * (JAXB's or .NET's nillable elements) writes a field without value so; read as the empty element
+ * it is, it was '' and cleared a text that JSON's null leaves as it is. The prefix is not checked
+ * against the XSI namespace (prefixes are removed before this, as for element names).
+ */
+function readTree(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(readTree);
   if (node === null || typeof node !== 'object') return node;
   const record = node as Record<string, unknown>;
+  let attributes = 0;
+  let nil = false;
+  for (const key of Object.keys(record)) {
+    if (!key.startsWith(attribute)) continue;
+    attributes++;
+    if (key === `${attribute}nil`) nil = record[key] === 'true' || record[key] === '1';
+    delete record[key];
+  }
+  if (nil) return null;
+  // An element that had attributes besides its text is that text; with nothing else, empty.
+  const keys = Object.keys(record);
+  if (attributes > 0 && keys.length === 0) return '';
+  if (attributes > 0 && keys.length === 1 && keys[0] === '#text') return record['#text'];
   if (typeof record['#text'] === 'string' && record['#text'].trim() === '') delete record['#text'];
-  for (const key of Object.keys(record)) record[key] = dropLayout(record[key]);
+  for (const key of Object.keys(record)) record[key] = readTree(record[key]);
   return record;
 }
 

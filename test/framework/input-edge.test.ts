@@ -137,6 +137,25 @@ describe('the input edge', () => {
       expect((orderList.body.response as { error: { field: string }[] }[])[0]!.error[0]!.field).to.equal('order[0].customer');
     });
 
+    it('when an XML field is xsi:nil (how an XSD-generated client writes no value), then it is null as in JSON, and other attributes are no fields', async () => {
+      const created = await call('stock/', { token: seller.token, body: { stock: { name: 'Mug', mpn: 'MPN-1', quantity: 5 } } });
+      expect(created.status, created.text).to.equal(201);
+      const id = created.body.stock_id as number;
+      const xsi = 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"';
+      const update = await call(`stock/${id}/`, {
+        token: seller.token,
+        headers: { 'Content-Type': 'application/xml' },
+        body: `<request ${xsi}><stock><name xml:lang="en">Mug, blue</name><mpn xsi:nil="true"/><quantity xsi:nil="1"></quantity></stock></request>`,
+      });
+      expect(update.status, update.text).to.equal(200);
+      const read = (await call(`stock/${id}/`, { token: seller.token })).body.stock as Record<string, unknown>;
+      // As {"mpn": null, "quantity": null} in JSON: a stock field's null is "not sent".
+      expect([read.name, read.mpn, read.quantity]).to.deep.equal(['Mug, blue', 'MPN-1', 5]);
+      // Without xsi:nil the empty element is '' and clears the text, as "" does in JSON.
+      await call(`stock/${id}/`, { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: '<request><stock><mpn/></stock></request>' });
+      expect(((await call(`stock/${id}/`, { token: seller.token })).body.stock as Record<string, unknown>).mpn ?? null).to.equal(null);
+    });
+
     it('when an XML body is indented, then the layout whitespace is no field and leaf text is kept as sent', async () => {
       const body = '<?xml version="1.0"?>\n<request>\n  <user>\n    <settings>\n      <city> Köln </city>\n    </settings>\n  </user>\n</request>\n';
       const res = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
