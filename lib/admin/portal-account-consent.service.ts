@@ -241,10 +241,15 @@ export async function completeAmazonConsent(query: Record<string, unknown>): Pro
     refresh_token: granted.refresh_token,
     seller_id: granted.seller_id,
   };
-  const marketplaces = await participatingMarketplaces({ portalAccountId: row.id, connector: 'amazon_sp', baseUrl: apiUrl, credentials }).catch(channelFailure);
-  if (marketplaces.length === 0) throw new ConsentFailed('The Amazon account takes part in no marketplace; nothing was changed.');
-  await connect(row, 'amazon_sp', apiUrl, { ...credentials, marketplace_id: marketplaces.join(',') });
-  return { portal_account_id: row.id, name: row.name, login: await loginOf(row.account_id), connector: 'amazon_sp', notes: [] };
+  const { served, leftOut } = await participatingMarketplaces({ portalAccountId: row.id, connector: 'amazon_sp', baseUrl: apiUrl, credentials }).catch(
+    channelFailure,
+  );
+  const unserved = leftOut.length
+    ? `Left out, as Kontor sells in no such marketplace (a Non-Amazon id is Multi-Channel Fulfilment, no shop): ${leftOut.join(', ')}.`
+    : '';
+  if (served.length === 0) throw new ConsentFailed(`The Amazon account takes part in no marketplace Kontor sells in; nothing was changed. ${unserved}`.trim());
+  await connect(row, 'amazon_sp', apiUrl, { ...credentials, marketplace_id: served.join(',') });
+  return { portal_account_id: row.id, name: row.name, login: await loginOf(row.account_id), connector: 'amazon_sp', notes: unserved ? [unserved] : [] };
 }
 
 /**

@@ -2,12 +2,12 @@ import { portalRefused } from '../errors';
 import { amazonListings, listingPatches, sellerSku } from './amazon/listing-attributes';
 import { listingCheck, readListing } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
-import { channelOrder } from './amazon/order-mapping';
+import { channelOrder, placedAtAmazon } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { getOrder, searchOrdersPage } from './amazon/orders-2026';
-import { amazonCarrier, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
+import { amazonCarrier, amazonShipDate, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
 import { portalInputError, shippedByChannelAtPortal } from './portal-http';
 import type {
   ListingCheck,
@@ -236,8 +236,6 @@ export class MarketDAdapter implements PortalAdapter {
       throw portalRefused(
         `market_d: Amazon has every unit of this package of order ${orderId} confirmed as shipped already (nothing left to ship); tracking number ${shipment.trackingCode} was not sent (add it to the package in Seller Central)`,
       );
-    const shipDate =
-      shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
     await s.call('post', `/orders/v0/orders/${encodeURIComponent(orderId)}/shipmentConfirmation`, (o) =>
       s.orders.confirmShipment(
         {
@@ -247,7 +245,7 @@ export class MarketDAdapter implements PortalAdapter {
               packageReferenceId: freeReference(parcel.packageReferenceId, held),
               ...amazonCarrier(shipment.carrier),
               trackingNumber: shipment.trackingCode!,
-              shipDate,
+              shipDate: amazonShipDate(shipment.shipDate),
               orderItems,
             },
             // The order's own marketplace (salesChannel): the account's first confirmed a seller's
@@ -269,7 +267,7 @@ export class MarketDAdapter implements PortalAdapter {
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     const s = new SpApiSession(target);
     const page = await searchOrdersPage(s, modifiedSince, cursor, fetchTokenWaitMs);
-    return { orders: page.orders.map(channelOrder), next: page.next };
+    return { orders: page.orders.filter(placedAtAmazon).map(channelOrder), next: page.next };
   }
 
   /** getOrder (Orders API v2026-01-01): one order with the same data sets, for a single order's refresh. */

@@ -104,6 +104,24 @@ describe('channel orders of Amazon paid on delivery: unpaid until Amazon shows t
     expect(order.status).to.deep.include({ is_paid: false, is_shipped: true });
   });
 
+  it("when Amazon names cash on delivery only as an item's shipping constraint (no payment data, no COD fee), then the order is imported unpaid", async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'COD-JP-5', 10);
+    const { id, served, fetch } = await amazonOrder(seller, { lines: [{ sku: 'COD-JP-5', quantity: 1, price: '59.80' }] });
+    // ItemShippingConstraints.cashOnDelivery MANDATORY: "Payment must be collected from the customer at the time of delivery".
+    amazonOf(sandbox.state).orders.get(id)!.reshape = (order) => {
+      for (const item of order.orderItems as { fulfillment?: Record<string, unknown> }[])
+        item.fulfillment = { ...item.fulfillment, shipping: { shippingConstraints: { cashOnDelivery: 'MANDATORY' } } };
+    };
+    expect(served().payment).to.equal(undefined);
+    await fetch();
+    const order = (await kontorOrder(seller, id))!;
+    expect(order.invoice_amount).to.equal('59.80');
+    expect(order.paid_amount).to.equal(null);
+    expect(order.status).to.deep.include({ is_paid: false });
+    expect(order.payment_method_id).to.equal('COD');
+  });
+
   it('when a cash-on-delivery order has a CANCELLED package (a label the seller cancelled) beside the DELIVERED one that carried its units, then it is paid in full', async () => {
     const seller = await newSeller();
     await createStock(seller, 'COD-DE-4', 10);

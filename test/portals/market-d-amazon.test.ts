@@ -5,6 +5,7 @@ import { config, setConfig } from '../../config';
 import { isPermanent } from '../../lib/errors';
 import { amazonListing, listingPatches } from '../../lib/portals/amazon/listing-attributes';
 import { orderStatus } from '../../lib/portals/amazon/order-mapping';
+import { amazonShipDate } from '../../lib/portals/amazon/shipment';
 import { learnRate, reserveSpApiTokens, usagePlan } from '../../lib/portals/amazon/sp-api-limits';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portals/portal.type';
@@ -506,7 +507,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
         packageReferenceId: '1',
         carrierCode: 'DHL',
         trackingNumber: '00340434161094042557',
-        shipDate: '2026-11-23T12:00:00Z',
+        shipDate: '2026-11-23T12:00:00.000Z',
         orderItems: [{ orderItemId: itemId, quantity: 2 }],
       },
       marketplaceId: DE,
@@ -514,6 +515,29 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(order.status).to.equal('SHIPPED');
     const noId = await failure(adapter.markShipped(target, { orderId: '13_2026_11', trackingCode: 'X' }, 'ship-2'));
     expect(noId.id).to.equal('portal_refused');
+  });
+
+  it('send_mit dated today: the shipDate sent is not later than the confirmation (noon UTC of today can be hours ahead)', async () => {
+    const sold = (await (
+      await fetch(`${sandbox.url}/_sandbox/sell`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal: 'market_d', portal_account: account, sku: 'S-1', quantity: 1, price: '5.00' }),
+      })
+    ).json()) as { order_id: string };
+    const itemId = amazonOf(sandbox.state).orders.get(sold.order_id)!.lines[0]!.orderItemId;
+    const today = new Date().toISOString().slice(0, 10);
+    const shipment = { orderId: '14_2026_11', externalOrderId: sold.order_id, lines: [{ transactionId: itemId, quantity: 1 }], carrier: 'DHL' };
+    await adapter.markShipped(target, { ...shipment, trackingCode: '00340434161094042558', shipDate: today }, 'ship-today');
+    const sentAt = Date.now();
+    const [confirm] = calls(`/orders/v0/orders/${sold.order_id}/shipmentConfirmation`);
+    const shipDate = (confirm!.body as { packageDetail: { shipDate: string } }).packageDetail.shipDate;
+    expect(Date.parse(shipDate)).to.be.at.most(sentAt);
+    expect(shipDate.slice(0, 10)).to.equal(today);
+    // The rule alone: noon UTC of the day, unless that is still ahead.
+    expect(amazonShipDate('2026-11-29', new Date('2026-11-29T08:15:00Z'))).to.equal('2026-11-29T08:15:00.000Z');
+    expect(amazonShipDate('2026-11-28', new Date('2026-11-29T08:15:00Z'))).to.equal('2026-11-28T12:00:00.000Z');
+    expect(amazonShipDate('2026-11-30T01:00:00+09:00', new Date('2026-11-29T20:00:00Z'))).to.equal('2026-11-29T16:00:00.000Z');
   });
 
   it('LWA: the refresh token is exchanged once and the access token is reused for the following calls', async () => {

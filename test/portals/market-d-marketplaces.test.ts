@@ -204,6 +204,20 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(amazonListing(item({ is_fba: true }, { price: '1980' }), 'A1VC38T7YXB528').attributes.purchasable_offer![0]!.currency).to.equal('JPY');
   });
 
+  it("a seller in DE and Ireland: one put each, both in EUR through Europe's FBA channel (a marketplace missing from the table refused every listing)", async () => {
+    const IE = 'A28R8C7NBKEWEA';
+    const answer = await adapter.list(targetIn(`${DE},${IE}`), item({ sku: 'MM-IE', is_fba: true }), 'job-ie');
+    expect(answer).to.deep.equal({ portalItemId: 'MM-IE', markets: [DE, IE] });
+    expect(calls('MM-IE', 'PUT').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([
+      [200, DE],
+      [200, IE],
+    ]);
+    expect(amazonListing(item({ is_fba: true }), IE).attributes).to.deep.include({
+      fulfillment_availability: [{ fulfillment_channel_code: 'AMAZON_EU' }],
+    });
+    expect(amazonListing(item({}), IE).attributes.purchasable_offer![0]!.currency).to.equal('EUR');
+  });
+
   /** The purchasable_offer each submission of the SKU sent, by marketplace (put: the attribute; patch: its replace). */
   const offersSent = (sku: string, method: 'PUT' | 'PATCH') =>
     calls(sku, method).map((r) => {

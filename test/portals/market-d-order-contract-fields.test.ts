@@ -74,6 +74,29 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     expect(await stockQuantity(seller, stockId)).to.equal(8);
   });
 
+  it('when Amazon lists an order placed elsewhere that it fulfils (salesChannel NON_AMAZON, Multi-Channel Fulfilment), then only the Amazon order is imported and only its units leave the stock', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-MCF', 10);
+    const { amazonId, orderId } = await sale(seller, 'A1PA6795UKMFR9', { lines: [{ sku: 'CF-AMZ-MCF', quantity: 1, price: '9.90' }] }, () => {});
+    const mcf = await sandboxPost(sandbox, '/_sandbox/amazon/orders', {
+      portal_account: amazonId,
+      marketplace_id: 'A1PA6795UKMFR9',
+      pending_ms: 0,
+      fulfilled_by: 'AMAZON',
+      lines: [{ sku: 'CF-AMZ-MCF', quantity: 3, price: '9.90' }],
+    });
+    // SalesChannel.channelName: "The name of the sales platform or channel where the customer placed this order" (AMAZON, NON_AMAZON).
+    amazonOf(sandbox.state).orders.get(mcf.order_id as string)!.reshape = (o) => {
+      o.salesChannel = { channelName: 'NON_AMAZON', marketplaceId: 'A1ZFFQZ3HTUKT9', marketplaceName: 'Non-Amazon' };
+    };
+    const run = await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'cf-amz-mcf');
+    expect(run.orders).to.deep.include({ created: 1 });
+    expect((await kontorOrder(seller, orderId))!.line.map((l) => [l.sku, l.quantity])).to.deep.equal([['CF-AMZ-MCF', '1']]);
+    expect(await kontorOrder(seller, mcf.order_id as string)).to.equal(undefined);
+    expect(await stockQuantity(seller, stockId)).to.equal(9);
+    expect(await taskTexts(seller)).to.deep.equal([]);
+  });
+
   it('when a yen order’s amounts have no decimals ("1980"), then its prices, fee and payment are those yen', async () => {
     const seller = await newSeller();
     await createStock(seller, 'CF-AMZ-JPY', 10);

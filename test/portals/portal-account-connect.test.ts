@@ -263,6 +263,22 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     expect((await page(callback)).status).to.equal(400);
   });
 
+  it('when the Amazon account also lists a Non-Amazon (Multi-Channel Fulfilment) id, then the account keeps the Amazon marketplaces, Ireland among them, and the page names the one left out', async () => {
+    const seller = await newSeller();
+    const pa = await portalAccount(seller, 'market_d');
+    const link = new URL(await consentLink(seller, pa, 'amazon_sp'));
+    // getMarketplaceParticipations of a unified European account with MCF: DE, IE and a Non-Amazon id.
+    await fetch(`${url}/_sandbox/amazon/marketplaces`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: String(pa), marketplace_ids: ['A1PA6795UKMFR9', 'A28R8C7NBKEWEA', 'A1ZFFQZ3HTUKT9'] }),
+    });
+    const answer = await page(await consentAtChannel(link.toString(), { portal_account: String(pa) }));
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.text).to.contain('Amazon connected').and.contain('Left out').and.contain('A1ZFFQZ3HTUKT9');
+    expect((await target(seller, pa)).credentials).to.deep.include({ marketplace_id: 'A1PA6795UKMFR9,A28R8C7NBKEWEA' });
+  });
+
   it('when listings made in Seller Hub are taken over, then each is migrated and linked to the stock item of its SKU, and a quantity change reaches the listing', async () => {
     const seller = await newSeller();
     const pa = await portalAccount(seller);

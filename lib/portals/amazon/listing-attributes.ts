@@ -1,5 +1,6 @@
 import { portalInputError, str } from '../portal-http';
 import type { ListingItem } from '../portal.type';
+import { marketplaceOf } from './marketplaces';
 
 /**
  * Stock_market_d_type (document 2) as a Listings Items API submission: the one place where the
@@ -14,38 +15,6 @@ export interface AmazonListing {
 }
 
 const idTypes = ['ASIN', 'ISBN', 'UPC', 'EAN'];
-
-/** The marketplaces Kontor's sellers reach: their currency and the region of their FBA channel code. */
-const marketplaces: Record<string, { currency: string; fba: string }> = {
-  A1PA6795UKMFR9: { currency: 'EUR', fba: 'AMAZON_EU' }, // DE
-  A13V1IB3VIYZZH: { currency: 'EUR', fba: 'AMAZON_EU' }, // FR
-  APJ6JRA9NG5V4: { currency: 'EUR', fba: 'AMAZON_EU' }, // IT
-  A1RKKUPIHCS9HS: { currency: 'EUR', fba: 'AMAZON_EU' }, // ES
-  A1805IZSGTT6HS: { currency: 'EUR', fba: 'AMAZON_EU' }, // NL
-  AMEN7PMS3EDWL: { currency: 'EUR', fba: 'AMAZON_EU' }, // BE
-  A1F83G8C2ARO7P: { currency: 'GBP', fba: 'AMAZON_EU' }, // UK
-  A1C3SOZRARQ6R3: { currency: 'PLN', fba: 'AMAZON_EU' }, // PL
-  A2NODRKZP88ZB9: { currency: 'SEK', fba: 'AMAZON_EU' }, // SE
-  ATVPDKIKX0DER: { currency: 'USD', fba: 'AMAZON_NA' }, // US
-  A2EUQ1WTGCTBG2: { currency: 'CAD', fba: 'AMAZON_NA' }, // CA
-  A1AM78C64UM0Y8: { currency: 'MXN', fba: 'AMAZON_NA' }, // MX
-  A1VC38T7YXB528: { currency: 'JPY', fba: 'AMAZON_JP' }, // JP
-};
-
-/**
- * The currency and FBA channel of one marketplace id. One Kontor does not know is refused before
- * any call, naming it: the fallback EUR/AMAZON_EU priced a seller's offer in an unknown
- * marketplace (Australia, India ...) in euros with Europe's FBA channel, and so every listing of a
- * seller in two marketplaces, whose comma-joined marketplace_id is in no table (a US and Canada
- * seller's FBA offer went to AMAZON_EU in EUR). The contracts give neither a marketplace's
- * currency (purchasable_offer.currency is the seller's to name) nor its channel code; this table
- * is ours (lib/portals/README.md, "The mapping").
- */
-export function marketplaceOf(marketplaceId: string): { currency: string; fba: string } {
-  const known = marketplaces[marketplaceId];
-  if (!known) throw portalInputError('market_d', `Kontor knows no currency or FBA channel of Amazon marketplace ${marketplaceId}; the offer was not sent`);
-  return known;
-}
 
 /** The seller SKU of an item at market_d: its market_d.sku, else its master SKU, else its stock id. */
 export function sellerSku(group: Record<string, unknown>, masterSku: string | null, stockId: number): string {

@@ -5,6 +5,7 @@
  */
 import type { ChannelOrder, ChannelOrderAddress, ChannelOrderLine } from '../channel-order.type';
 import type { CustomerAddress, FulfillmentStatus, Money, Order2026, OrderItem2026, ProceedsBreakdown } from './orders-2026';
+import { knownMarketplace } from './marketplaces';
 
 /**
  * Money.amount as RFC 7159 writes a number (the contract's Decimal: "A decimal number with no loss
@@ -38,29 +39,6 @@ const decimal = (c: bigint) => {
   return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
 };
 const abs = (c: bigint) => (c < 0n ? -c : c);
-
-/**
- * The country and currency of Amazon's marketplaces (developer-docs "Marketplace IDs"): the
- * currency of an order that names no amount yet (Pending), and the country of an AFN order's
- * fulfilment network. An unknown marketplace gives none: never a silent EUR.
- */
-const marketplaces: Record<string, { country: string; currency: string }> = {
-  A1PA6795UKMFR9: { country: 'DE', currency: 'EUR' },
-  A1F83G8C2ARO7P: { country: 'GB', currency: 'GBP' },
-  A13V1IB3VIYZZH: { country: 'FR', currency: 'EUR' },
-  APJ6JRA9NG5V4: { country: 'IT', currency: 'EUR' },
-  A1RKKUPIHCS9HS: { country: 'ES', currency: 'EUR' },
-  A1805IZSGTT6HS: { country: 'NL', currency: 'EUR' },
-  AMEN7PMS3EDWL: { country: 'BE', currency: 'EUR' },
-  A1C3SOZRARQ6R3: { country: 'PL', currency: 'PLN' },
-  A2NODRKZP88ZB9: { country: 'SE', currency: 'SEK' },
-  A28R8C7NBKEWEA: { country: 'IE', currency: 'EUR' },
-  A33AVAJ2PDY3EV: { country: 'TR', currency: 'TRY' },
-  ATVPDKIKX0DER: { country: 'US', currency: 'USD' },
-  A2EUQ1WTGCTBG2: { country: 'CA', currency: 'CAD' },
-  A1AM78C64UM0Y8: { country: 'MX', currency: 'MXN' },
-  A1VC38T7YXB528: { country: 'JP', currency: 'JPY' },
-};
 
 /** CustomerAddress as Order_address_type (only what the order carries). */
 export function orderAddress(a: CustomerAddress | undefined): ChannelOrderAddress {
@@ -100,12 +78,15 @@ export function orderStatus(status: FulfillmentStatus | undefined): ChannelOrder
 const collectedOnDelivery = new Set(['CashOnDelivery', 'COD']);
 
 /**
- * The buyer pays on delivery: a payment execution (data set PAYMENT) is cash on delivery; where
- * Amazon names no payment, an item charged a COD_FEE ("cash on delivery") says so. Such an order
- * is paid as a whole only at delivery, even with a part paid ahead by gift card or points (v0's
- * sub-payment methods of a COD order): refused at the door, it goes back and that part to the buyer.
+ * The buyer pays on delivery: an item's shipping constraint says so (ItemShippingConstraints
+ * .cashOnDelivery MANDATORY: "Payment must be collected from the customer at the time of
+ * delivery", data set FULFILLMENT), or a payment execution (data set PAYMENT) is cash on delivery;
+ * where Amazon names neither, an item charged a COD_FEE ("cash on delivery") says so. Such an
+ * order is paid as a whole only at delivery, even with a part paid ahead by gift card or points
+ * (v0's sub-payment methods of a COD order): refused at the door, it goes back and that part to the buyer.
  */
 export function paysOnDelivery(order: Order2026): boolean {
+  if (order.orderItems.some((i) => i.fulfillment?.shipping?.shippingConstraints?.cashOnDelivery === 'MANDATORY')) return true;
   const executions = order.payment?.paymentExecutions ?? [];
   if (executions.length > 0) return executions.some((e) => collectedOnDelivery.has(e.paymentMethod ?? ''));
   return order.orderItems.some((i) => (i.proceeds?.breakdowns ?? []).some((b) => b.type === 'COD_FEE'));
@@ -361,10 +342,20 @@ function currencyOf(order: Order2026): string {
   return (
     order.proceeds?.grandTotal?.currencyCode ??
     order.orderItems.map((i) => i.product.price?.unitPrice?.currencyCode ?? i.proceeds?.proceedsTotal?.currencyCode).find(Boolean) ??
-    marketplaces[order.salesChannel.marketplaceId ?? '']?.currency ??
+    knownMarketplace(order.salesChannel.marketplaceId ?? '')?.currency ??
     ''
   );
 }
+
+/**
+ * The buyer bought at Amazon: SalesChannel.channelName `AMAZON`, not `NON_AMAZON` ("the sales
+ * platform or channel where the customer placed this order"). A NON_AMAZON order is one Amazon
+ * ships from the seller's FBA stock for a sale made elsewhere (Multi-Channel Fulfilment, whose
+ * UNFULFILLABLE status "only applies to Amazon-fulfilled orders that were not placed on Amazon's
+ * retail website"): that sale is already an order of its own channel in Kontor, and imported as a
+ * market_d order it was counted twice, paid twice and took its stock twice. Not imported.
+ */
+export const placedAtAmazon = (order: Order2026): boolean => order.salesChannel.channelName !== 'NON_AMAZON';
 
 /** An Orders API v2026-01-01 order as a ChannelOrder (document 2's Order_type words). */
 export function channelOrder(order: Order2026): ChannelOrder {
@@ -379,7 +370,7 @@ export function channelOrder(order: Order2026): ChannelOrder {
   const address = orderAddress(order.recipient?.deliveryAddress);
   const received = sellersAmount(order);
   const afn = order.fulfillment?.fulfilledBy === 'AMAZON';
-  const country = marketplaces[order.salesChannel.marketplaceId ?? '']?.country;
+  const country = knownMarketplace(order.salesChannel.marketplaceId ?? '')?.country;
   return {
     external_order_id: order.orderId,
     modified_at: order.lastUpdatedTime,

@@ -52,7 +52,8 @@ export interface OrderItem2026 {
   };
   proceeds?: { proceedsTotal?: Money; breakdowns?: ProceedsBreakdown[] };
   promotion?: { breakdowns?: { promotionId?: string }[] };
-  fulfillment?: { quantityFulfilled?: number; quantityUnfulfilled?: number };
+  /** ItemFulfillment; shipping.shippingConstraints: ItemShippingConstraints (ConstraintType: only MANDATORY). */
+  fulfillment?: { quantityFulfilled?: number; quantityUnfulfilled?: number; shipping?: { shippingConstraints?: { cashOnDelivery?: 'MANDATORY' } } };
   /**
    * ItemTax (data set TAX): the reporting scheme (UOSS, IOSS) and who collects the tax;
    * MARKETPLACE_FACILITATOR: "Tax is withheld and remitted to the taxing authority by Amazon on

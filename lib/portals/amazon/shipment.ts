@@ -24,6 +24,19 @@ const carrierCodes: Record<string, string> = {
   glsp: 'GLS',
 };
 
+/**
+ * PackageDetail.shipDate ("Must be in ISO 8601 date/time format", ordersV0.json): send_mit's date
+ * (YYYY-MM-DD: noon UTC of that day; or a full ISO time), never later than now (decision): noon
+ * UTC of today is hours ahead for a seller confirming in the morning in Europe, a day ahead for
+ * one in the evening in America, and a package is not shipped in the future (eBay's
+ * ebayShippedDate keeps to the same rule). Now when send_mit gives none or one that cannot be read.
+ */
+export function amazonShipDate(date: string | undefined, now = new Date()): string {
+  if (!date) return now.toISOString();
+  const parsed = new Date(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T12:00:00Z` : date);
+  return Number.isNaN(parsed.getTime()) || parsed > now ? now.toISOString() : parsed.toISOString();
+}
+
 /** carrierCode (and carrierName for Other) of a deliverer. */
 export function amazonCarrier(deliverer: string | undefined): { carrierCode: string; carrierName?: string } {
   const code = deliverer ? carrierCodes[deliverer.trim().toLowerCase()] : undefined;

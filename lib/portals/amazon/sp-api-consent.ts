@@ -13,6 +13,7 @@ import { portalRefused, portalUnavailable } from '../../errors';
 import type { PortalTarget } from '../portal.type';
 import { SpApiSession } from './sp-api-client';
 import { spApiExchange } from './sp-api-http';
+import { knownMarketplace } from './marketplaces';
 
 /** Kontor's SP-API application (Solution Provider Portal / Seller Central Developer Central). */
 export interface SpApiApplication {
@@ -80,8 +81,17 @@ interface MarketplaceParticipation {
   participation: { isParticipating: boolean; hasSuspendedListings?: boolean };
 }
 
-/** The marketplaces the seller participates in (Sellers API v1 getMarketplaceParticipations), for the account's marketplace_id. */
-export async function participatingMarketplaces(target: PortalTarget): Promise<string[]> {
+/**
+ * The marketplaces the seller participates in (Sellers API v1 getMarketplaceParticipations) that
+ * Kontor serves, for the account's marketplace_id, and those it leaves out. The call also lists
+ * ids that are no shop of Amazon's (the "Non-Amazon" marketplaces of Multi-Channel Fulfilment,
+ * amzn/selling-partner-api-models issue 1367) and marketplaces Kontor's table lacks
+ * (marketplaces.ts): one such id in marketplace_id refused every listing in all the account's
+ * marketplaces (marketplaceOf), and a Non-Amazon id brought the orders of the seller's other
+ * channels in as Amazon's. So only known marketplaces are kept (decision, lib/portals/README.md);
+ * the others are named to the seller.
+ */
+export async function participatingMarketplaces(target: PortalTarget): Promise<{ served: string[]; leftOut: string[] }> {
   // Asked before the account has its marketplaces: the call names none.
   const s = new SpApiSession({ ...target, credentials: { marketplace_id: 'none', ...target.credentials } });
   const path = '/sellers/v1/marketplaceParticipations';
@@ -91,5 +101,6 @@ export async function participatingMarketplaces(target: PortalTarget): Promise<s
       timeoutMs: Number(o.timeout) || undefined,
     }),
   );
-  return (answer?.payload ?? []).filter((p) => p.participation.isParticipating).map((p) => p.marketplace.id);
+  const ids = (answer?.payload ?? []).filter((p) => p.participation.isParticipating).map((p) => p.marketplace.id);
+  return { served: ids.filter((id) => knownMarketplace(id)), leftOut: ids.filter((id) => !knownMarketplace(id)) };
 }
