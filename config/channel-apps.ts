@@ -33,15 +33,19 @@ export const developmentShopifyApplication = {
 
 /**
  * The access scopes Kontor asks a store for (products and variants, inventory, orders, fulfilments;
- * Shopify's access scope names). read_third_party_fulfillment_orders: the fulfillment orders the
- * store routed to a fulfilment app's location, which Shopify shows no app without it
+ * Shopify's access scope names), each the one shopify.dev names for an operation the adapter sends
+ * (lib/portals/README.md "Access scopes"). read_third_party_fulfillment_orders: the fulfillment
+ * orders the store routed to a fulfilment app's location, which Shopify shows no app without it
  * (lib/portals/README.md "Orders a fulfilment app ships"); Kontor reads them, never fulfils them.
+ * write_orders: a seller's cancellation sent to the store (orderCancel: "Requires `write_orders`
+ * access scope"); a store connected before it was asked refuses the cancel ACCESS_DENIED.
  */
 export const shopifyScopes = [
   'write_products',
   'write_inventory',
   'read_locations',
   'read_orders',
+  'write_orders',
   'write_merchant_managed_fulfillment_orders',
   'read_third_party_fulfillment_orders',
 ] as const;

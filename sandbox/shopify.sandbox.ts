@@ -9,7 +9,9 @@
  * the cost-based rate limit: a leaky bucket per store (2000 points, 100 restored a second, the
  * figures of Shopify's rate-limits page for the larger plans), `extensions.cost.throttleStatus` on
  * every answer and THROTTLED when the query's requested cost exceeds what is available; the
- * difference to the actual cost (what the answer holds) is refunded, as Shopify does. The operations the
+ * difference to the actual cost (what the answer holds) is refunded, as Shopify does. A root field
+ * the token's access scopes do not grant answers ACCESS_DENIED (shopify-scopes.sandbox.ts; an
+ * install's token holds the scopes its link asked, a development token Kontor's). The operations the
  * adapter uses are resolved through graphql's execute over plain objects: variants by SKU,
  * productCreate, productUpdate, productVariantsBulkUpdate, inventorySetQuantities at the store's
  * location, orders paged by updated_at, an order's fulfillment orders (several, at locations, held
@@ -55,6 +57,7 @@ import {
   unitsByLocation,
 } from './shopify-fulfillment.sandbox';
 import { removeUnits, unfulfilledOf } from './shopify-edit.sandbox';
+import { withScopes } from './shopify-scopes.sandbox';
 import { refundNodes, refundUnits, refundUnitsProblem, RestockType, SandboxRefund } from './shopify-refund.sandbox';
 import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
@@ -1900,10 +1903,12 @@ function handler(state: SandboxState, s: ShopifyState) {
       return;
     }
     bucket.available -= cost;
+    const scopes = s.tokenScopes.get(token) ?? shopifyScopes;
     const result = await execute({
       schema: schemaNow,
       document: doc,
-      rootValue: rootOf(state, s, account, appOfToken(shopifyAppOf(state), token), s.tokenScopes.get(token) ?? shopifyScopes),
+      // The token's scopes decide what it may ask (shopify-scopes.sandbox.ts) and which fulfillment orders it sees.
+      rootValue: withScopes(rootOf(state, s, account, appOfToken(shopifyAppOf(state), token), scopes), scopes),
       variableValues: variables,
       operationName,
     });

@@ -3,7 +3,7 @@ import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
-import { refuseUserErrors, shopifyDocument, ShopifySession } from './shopify/shopify-client';
+import { refuseUserErrors, ShopifyAccessDenied, shopifyDocument, ShopifySession } from './shopify/shopify-client';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
@@ -139,6 +139,18 @@ const cancelOrder =
   shopifyDocument(`mutation KontorOrderCancel($orderId: ID!, $refund: Boolean!, $restock: Boolean!, $reason: OrderCancelReason!, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, refund: $refund, restock: $restock, reason: $reason, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
     job { id done } orderCancelUserErrors { field message code } } }`);
+/**
+ * A cancellation the store's token may not send (orderCancel "Requires `write_orders` access
+ * scope"; a store connected before Kontor asked it, or a custom app's token without it). Decision:
+ * fails for good (the same token is denied again) saying what the seller must do, as Kontor's order
+ * is cancelled and its stock back already while the store's order stays open and its buyer is not
+ * refunded: cancel it in Shopify's admin, and connect the store again so the next ones reach it.
+ */
+const cancelDenied = (orderId: string, err: ShopifyAccessDenied) =>
+  portalRefused(
+    `webshop (Shopify) did not cancel order ${orderId}: ${err.message}. The order stays open at the store and its buyer is not refunded there: ` +
+      `cancel it in Shopify's admin (Kontor's order is cancelled and its stock back)`,
+  );
 /**
  * The store's collections of the categories' titles, each saying whether it holds the product
  * (Collection.hasProduct), a page of 50 at a time (2 + 50 x 2 points).
@@ -756,7 +768,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * that push lands); `refund: true`, the buyer paid at the store and gets the money back the way
    * Shopify's own cancel dialog does by default; `notifyCustomer: true`; reason `OTHER` (Kontor
    * keeps no reason); the staff note names the Kontor order. Shopify cancels in a background job
-   * and cannot undo it: a cancellation undone in Kontor later is not undone at the store.
+   * and cannot undo it: a cancellation undone in Kontor later is not undone at the store. A token
+   * without write_orders is denied (`cancelDenied`: the refusal names the scope and what to do).
    */
   async cancelOrder(target: PortalTarget, externalOrderId: string, staffNote: string): Promise<void> {
     if (target.connector !== 'shopify') throw portalInputError(this.portal, 'orders are cancelled at portal accounts connected with shopify');
@@ -766,14 +779,18 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const found = await s.call<{ order: { id: string; cancelledAt: string | null } | null }>(orderCancelledAt, { id: orderId });
     if (!found.order) throw await this.noOrder(s, externalOrderId);
     if (found.order.cancelledAt) return;
-    const answer = await s.call<{ orderCancel: { orderCancelUserErrors: UserErrors } }>(cancelOrder, {
-      orderId,
-      refund: true,
-      restock: false,
-      reason: 'OTHER',
-      notifyCustomer: true,
-      staffNote,
-    });
+    const answer = await s
+      .call<{ orderCancel: { orderCancelUserErrors: UserErrors } }>(cancelOrder, {
+        orderId,
+        refund: true,
+        restock: false,
+        reason: 'OTHER',
+        notifyCustomer: true,
+        staffNote,
+      })
+      .catch((err: unknown) => {
+        throw err instanceof ShopifyAccessDenied ? cancelDenied(externalOrderId, err) : err;
+      });
     refuseUserErrors(`the cancellation of order ${externalOrderId}`, answer.orderCancel.orderCancelUserErrors);
   }
 

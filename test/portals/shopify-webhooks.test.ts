@@ -222,7 +222,7 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
       shop,
     });
     expect(link.searchParams.get('scope')).to.equal(
-      'write_products,write_inventory,read_locations,read_orders,write_merchant_managed_fulfillment_orders,read_third_party_fulfillment_orders',
+      'write_products,write_inventory,read_locations,read_orders,write_orders,write_merchant_managed_fulfillment_orders,read_third_party_fulfillment_orders',
     );
     const approved = await fetch(link, { redirect: 'manual' });
     expect(approved.status).to.equal(302);
@@ -250,7 +250,8 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     expect(target.credentials).to.deep.include({
       shop_domain: shop,
       client_id: developmentShopifyApplication.apiKey,
-      scopes: 'write_products,write_inventory,read_locations,read_orders,write_merchant_managed_fulfillment_orders,read_third_party_fulfillment_orders',
+      scopes:
+        'write_products,write_inventory,read_locations,read_orders,write_orders,write_merchant_managed_fulfillment_orders,read_third_party_fulfillment_orders',
     });
     const token = String(target.credentials.access_token);
     expect(token).to.match(/^shpua_/);

@@ -7,7 +7,7 @@
  * userErrors) mapped to Kontor's retryable and permanent failures.
  */
 import { config } from '../../../config';
-import { portalRefused, portalUnavailable } from '../../errors';
+import { DomainError, portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
 import { PortalAnswer, portalRequest } from '../portal-request';
@@ -20,9 +20,15 @@ export interface ThrottleStatus {
   restoreRate: number;
 }
 
+interface GraphqlError {
+  message?: string;
+  path?: (string | number)[];
+  extensions?: { code?: string; requiredAccess?: string };
+}
+
 interface GraphqlAnswer<T> {
   data?: T;
-  errors?: { message?: string; extensions?: { code?: string } }[] | string | Record<string, unknown>;
+  errors?: GraphqlError[] | string | Record<string, unknown>;
   extensions?: { cost?: { requestedQueryCost?: number; actualQueryCost?: number | null; throttleStatus?: ThrottleStatus } };
 }
 
@@ -46,6 +52,37 @@ export function waitForCostMs(status: ThrottleStatus, at: number, cost: number, 
 
 const errorText = (errors: GraphqlAnswer<unknown>['errors']): string =>
   Array.isArray(errors) ? errors.map((e) => e.message ?? 'error').join('; ') : typeof errors === 'string' ? errors : JSON.stringify(errors ?? {});
+
+/**
+ * A call the token's access scopes do not cover: Shopify's ACCESS_DENIED ("Access denied for
+ * <field> field. Required access: `write_orders` access scope.", extensions.requiredAccess). Fails
+ * for good (asking again with the same token gets the same answer), naming the scopes the token
+ * lacks and that connecting the store again grants them: a store connected before Kontor asked a
+ * scope (config/channel-apps.ts shopifyScopes) keeps a token without it until then.
+ */
+export class ShopifyAccessDenied extends DomainError {
+  constructor(
+    message: string,
+    /** The denied root fields (orderCancel). */
+    readonly fields: string[],
+    /** The scopes any one of which Shopify asks for them (write_orders). */
+    readonly scopes: string[],
+  ) {
+    super('portal_refused', message);
+  }
+}
+
+/** Shopify's answer when it is an ACCESS_DENIED one: the fields and the scopes it names (backquoted in requiredAccess, else in the message). */
+function accessDenied(errors: GraphqlAnswer<unknown>['errors']): { fields: string[]; scopes: string[]; text: string } | undefined {
+  const denied = Array.isArray(errors) ? errors.filter((e) => e.extensions?.code === 'ACCESS_DENIED') : [];
+  if (!denied.length) return undefined;
+  const named = (e: GraphqlError) => [...`${e.extensions?.requiredAccess ?? ''} ${e.message ?? ''}`.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+  return {
+    fields: [...new Set(denied.map((e) => String(e.path?.[0] ?? /Access denied for (\w+)/.exec(e.message ?? '')?.[1] ?? 'the call')))],
+    scopes: [...new Set(denied.flatMap(named))],
+    text: denied.map((e) => e.message ?? 'access denied').join('; '),
+  };
+}
 
 /**
  * Every Admin API document Kontor sends, registered where it is written (`shopifyDocument`):
@@ -113,6 +150,16 @@ export class ShopifySession {
       }
       const message = `webshop (Shopify) answered ${res.status}: ${errorText(body.errors)}`;
       if (transient) throw portalUnavailable(message, retryAfterMs(res.headers.get('retry-after')));
+      const denied = accessDenied(body.errors);
+      if (denied) {
+        const lacking = denied.scopes.length ? `the access scope ${denied.scopes.join(' or ')}` : 'an access scope';
+        throw new ShopifyAccessDenied(
+          `webshop (Shopify) denied ${denied.fields.join(', ')}: the access token of portal account ${this.target.portalAccountId} lacks ${lacking} ` +
+            `(Shopify: ${denied.text}); connect the store again (its consent link: POST admin/portal_account/${this.target.portalAccountId}/consent/) to grant it`,
+          denied.fields,
+          denied.scopes,
+        );
+      }
       if (res.status === 401 || res.status === 403) throw portalRefused(`${message}; check the access token of portal account ${this.target.portalAccountId}`);
       if (!res.ok || body.errors || body.data === undefined) throw portalRefused(message);
       return body.data;
