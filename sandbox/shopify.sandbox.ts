@@ -374,6 +374,13 @@ export class ShopifyState {
   singleQueryMax = 1000;
   /** THROTTLED answers given: GET /_sandbox/shopify/throttled. */
   throttled = 0;
+  /**
+   * How a throttled call is answered (POST /_sandbox/shopify/config {throttled_answer}): `code`,
+   * `errors: [{message: "Throttled", extensions: {code: "THROTTLED", documentation}}]`, or `message`,
+   * the form the contract's SOURCES.md gives ("A throttled call returns `errors: [{message:
+   * "Throttled"}]`"), without the code; either with `extensions.cost`.
+   */
+  throttledAnswer: 'code' | 'message' = 'code';
   private counter = 0;
 
   next(): number {
@@ -396,6 +403,7 @@ export class ShopifyState {
     this.maximumAvailable = 2000;
     this.restoreRate = 100;
     this.throttled = 0;
+    this.throttledAnswer = 'code';
   }
 
   /** The bucket of an account now (restored since its last use, never above the maximum). */
@@ -1897,7 +1905,11 @@ function handler(state: SandboxState, s: ShopifyState) {
     if (cost > bucket.available) {
       s.throttled += 1;
       res.json({
-        errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }],
+        errors: [
+          s.throttledAnswer === 'message'
+            ? { message: 'Throttled' }
+            : { message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } },
+        ],
         extensions: { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: throttleStatus() } },
       });
       return;
@@ -2027,10 +2039,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     if (typeof body.restore_rate === 'number' && body.restore_rate > 0) s.restoreRate = body.restore_rate;
     const retryMs = (req.body as { webhook_retry_ms?: unknown } | undefined)?.webhook_retry_ms;
     if (typeof retryMs === 'number' && retryMs >= 0) shopifyAppOf(state).retryMs = retryMs;
+    const answer = (req.body as { throttled_answer?: unknown } | undefined)?.throttled_answer;
+    if (answer !== undefined && answer !== 'code' && answer !== 'message') {
+      res.status(400).json({ error: 'throttled_answer is code or message' });
+      return;
+    }
+    if (answer) s.throttledAnswer = answer;
     if (typeof body.currently_available === 'number' && body.portal_account !== undefined) {
       s.buckets.set(String(body.portal_account), { available: Math.max(0, body.currently_available), at: Date.now() });
     }
-    res.json({ maximum_available: s.maximumAvailable, restore_rate: s.restoreRate });
+    res.json({ maximum_available: s.maximumAvailable, restore_rate: s.restoreRate, throttled_answer: s.throttledAnswer });
   });
   /** The control's order (`:id`, the number of its gid), or a 404 answered. */
   const orderOr404 = (req: Request, res: Response) => {

@@ -477,6 +477,33 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(answers.every((st) => st === 200)).to.equal(true);
   });
 
+  it('a throttled answer carrying only the message (SOURCES.md: errors: [{message: "Throttled"}]) is waited out too, not refused', async () => {
+    await post('/_sandbox/shopify/config', { throttled_answer: 'message', restore_rate: 100, portal_account: account, currently_available: 60 });
+    try {
+      const started = Date.now();
+      const page = await adapter.fetchOrders(target, new Date(), null);
+      expect(page.orders).to.deep.equal([]);
+      expect(Date.now() - started).to.be.greaterThan(300);
+      expect(s().throttled).to.be.greaterThan(0);
+      // The order list was asked again after the wait: the throttled call and the one that went through.
+      expect(calls().filter((r) => String((r.body as { query?: string }).query).includes('KontorOrderList')).length).to.be.greaterThan(1);
+    } finally {
+      await post('/_sandbox/shopify/config', { throttled_answer: 'code' });
+    }
+  });
+
+  it('the sandbox answers a throttled call in the message-only form when told to', async () => {
+    await post('/_sandbox/shopify/config', { throttled_answer: 'message', portal_account: account, currently_available: 0 });
+    try {
+      const answer = await post('/admin/api/2025-01/graphql.json', { query: '{ shop { name } }' }, { 'X-Shopify-Access-Token': `shpat_sandbox_${account}` });
+      expect(answer.body.errors).to.deep.equal([{ message: 'Throttled' }]);
+      expect(answer.body.extensions).to.have.nested.property('cost.throttleStatus.currentlyAvailable');
+      expect((await post('/_sandbox/shopify/config', { throttled_answer: 'both' })).status).to.equal(400);
+    } finally {
+      await post('/_sandbox/shopify/config', { throttled_answer: 'code' });
+    }
+  });
+
   it('a bucket that refills too slowly fails the call retryable, naming the wait', async () => {
     await post('/_sandbox/shopify/config', { restore_rate: 1, portal_account: account, currently_available: 0 });
     const err = await failure(adapter.fetchOrders(target, new Date(), null));

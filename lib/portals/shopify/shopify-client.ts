@@ -54,6 +54,14 @@ const errorText = (errors: GraphqlAnswer<unknown>['errors']): string =>
   Array.isArray(errors) ? errors.map((e) => e.message ?? 'error').join('; ') : typeof errors === 'string' ? errors : JSON.stringify(errors ?? {});
 
 /**
+ * A throttled answer: `extensions.code` THROTTLED, or the message alone (SOURCES.md of the contract,
+ * "Rate limiting": "A throttled call returns `errors: [{message: "Throttled"}]`"); read only by the
+ * code, such an answer was refused for good as any other error, failing the job of a call that
+ * only had to wait.
+ */
+const isThrottled = (e: GraphqlError) => e.extensions?.code === 'THROTTLED' || e.message?.trim().toLowerCase() === 'throttled';
+
+/**
  * A call the token's access scopes do not cover: Shopify's ACCESS_DENIED ("Access denied for
  * <field> field. Required access: `write_orders` access scope.", extensions.requiredAccess). Fails
  * for good (asking again with the same token gets the same answer), naming the scopes the token
@@ -136,7 +144,7 @@ export class ShopifySession {
       const status = body.extensions?.cost?.throttleStatus;
       if (status) buckets.set(store, { status, at: Date.now() });
       const transient = res.status === 429 || res.status >= 500;
-      const throttled = Array.isArray(body.errors) && body.errors.some((e) => e.extensions?.code === 'THROTTLED');
+      const throttled = Array.isArray(body.errors) && body.errors.some(isThrottled);
       portalCalls.inc({ portal: 'webshop', outcome: res.ok && !body.errors ? 'ok' : transient || throttled ? 'unavailable' : 'refused' });
       if (throttled || res.status === 429) {
         const wait = status
