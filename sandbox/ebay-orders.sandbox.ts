@@ -1,6 +1,5 @@
 /**
- * The sandbox eBay's orders: Fulfillment API (getOrders, getOrder, shipping fulfillments),
- * Feedback API (leaveFeedback), and the sales that make orders (POST /_sandbox/sell with
+ * The sandbox eBay's orders: Fulfillment API (getOrders, getOrder, shipping fulfillments), and the sales that make orders (POST /_sandbox/sell with
  * portal auction_a: one line; POST /_sandbox/ebay/orders: several lines, discounts, refunds,
  * another currency, unpaid, fulfilled by eBay; POST /_sandbox/ebay/orders/:orderId/pay: the buyer pays). Documented rules enforced (sell_fulfillment_v1_oas3.json,
  * ShippingFulfillmentDetails and the createShippingFulfillment error table):
@@ -589,31 +588,6 @@ function mountShipping(router: express.Router, state: SandboxState, own: (req: R
   });
 }
 
-function mountFeedback(router: express.Router, state: SandboxState): void {
-  const ebay = state.ebay;
-  router.post('/commerce/feedback/v1/feedback', (req, res) => {
-    const account = res.locals.account as string;
-    const body = (req.body ?? {}) as Body;
-    const order = [...ebay.orders.values()].find((o) => o.account === account && (o.order.lineItems ?? []).some((l) => l.lineItemId === body.orderLineItemId));
-    if (!order) {
-      res.status(400).json(error(225006, 'The order line item was not found.', 'API_FEEDBACK'));
-      return;
-    }
-    if (body.commentType !== 'POSITIVE') {
-      res.status(400).json(error(225010, 'Sellers can only leave positive feedback.', 'API_FEEDBACK'));
-      return;
-    }
-    if (ebay.feedback.some((f) => f.account === account && f.body.orderLineItemId === body.orderLineItemId)) {
-      res.status(409).json(error(225013, 'Feedback was already left for this line item.', 'API_FEEDBACK'));
-      return;
-    }
-    const feedbackId = String(900000000 + ebay.next());
-    ebay.feedback.push({ account, body, feedbackId });
-    // leaveFeedback documents 200 (commerce_feedback_v1_beta_oas3.json), not 201.
-    res.status(200).json({ feedbackId });
-  });
-}
-
 /** ISO 8601 in UTC as getOrders' filter takes it ("2016-03-21T08:25:43.511Z"; the milliseconds may be left out). */
 const filterDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
@@ -700,5 +674,4 @@ export function mountOrders(router: express.Router, state: SandboxState): void {
     if (found) res.json(found.order);
   });
   mountShipping(router, state, own);
-  mountFeedback(router, state);
 }

@@ -26,6 +26,7 @@ import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
 import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, payOrder, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
+import { mountFeedback } from './ebay-feedback.sandbox';
 import { requestOrderCancel } from './ebay-cancel.sandbox';
 import { mountRevisionControls } from './ebay-revisions.sandbox';
 import { mountStaleReadControls } from './ebay-stale-reads.sandbox';
@@ -257,6 +258,7 @@ export function mountEbay(app: express.Express, state: SandboxState): void {
   const router = express.Router();
   mountInventory(router, state);
   mountOrders(router, state);
+  mountFeedback(router, state);
   app.use(['/sell', '/commerce'], authenticate(state), contract, faults(state));
   app.use(router);
 }

@@ -1,6 +1,5 @@
 import type { components as Inventory } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
 import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
-import type { components as Feedback } from 'ebay-api/lib/types/restful/specs/commerce_feedback_v1_beta_oas3';
 import { now } from '../clock';
 import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
@@ -18,6 +17,7 @@ import {
 } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage, fulfilledByEbay } from './ebay/ebay-order.mapping';
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
+import { rateEbayBuyer } from './ebay/ebay-feedback';
 import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber, PackageLine, packageShare, unfulfilled } from './ebay/ebay-shipment';
@@ -40,7 +40,6 @@ import { lowestPerListing } from './shared-listing';
 type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
 type PriceQuantityResponse = Inventory['schemas']['PriceQuantityResponse'];
 type ShippingFulfillment = Fulfillment['schemas']['ShippingFulfillment'];
-type LeaveFeedbackRequest = Feedback['schemas']['LeaveFeedbackRequest'];
 type InventoryLocation = Inventory['schemas']['InventoryLocationResponse'];
 type MigrateListingResponse = Inventory['schemas']['MigrateListingResponse'];
 
@@ -602,18 +601,9 @@ export class AuctionAAdapter implements PortalAdapter {
     });
   }
 
-  /** The automatic rating (document 1, order rule 5): positive feedback for each line item of the order (Feedback API leaveFeedback). */
+  /** The automatic rating (document 1, order rule 5): positive feedback for the order's line items (ebay/ebay-feedback.ts). */
   async rateBuyer(target: PortalTarget, orderId: string, _key: string): Promise<void> {
-    const order = await this.order(target, orderId);
-    for (const line of order.lineItems ?? []) {
-      const body: LeaveFeedbackRequest = {
-        orderLineItemId: line.lineItemId,
-        listingId: line.legacyItemId,
-        commentType: 'POSITIVE',
-        commentText: 'Thank you for your purchase.',
-      };
-      await ebayCall(target, { method: 'POST', path: '/commerce/feedback/v1/feedback', body });
-    }
+    await rateEbayBuyer(target, await this.order(target, orderId));
   }
 
   /**

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { channelOrderOf } from '../../lib/portals/ebay/ebay-order.mapping';
+import { theOrders } from '../../lib/portals/ebay/ebay-feedback';
+import { awaitingFeedbackOf } from '../../sandbox/ebay-feedback.sandbox';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import type { SandboxState } from '../../sandbox/sandbox.app';
 import { failure } from '../support/failure';
@@ -321,17 +323,42 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(byId.get(partly)!.status.is_paid).to.equal(true);
   });
 
-  it('when the buyer is rated, then each line item gets positive feedback through leaveFeedback, answered as the Feedback API documents it (200)', async () => {
+  it('when the buyer is rated, then each of the order’s line items gets positive feedback with the listing, the transaction eBay lists as awaiting feedback and their joined id; another buyer’s purchase stays unrated; a retry leaves none twice', async () => {
     const target = bare();
     await adapter.list(target, { stockId: 26, name: 'Cup', sku: 'CUP-26', ean: null, price: '5.00', quantityAvailable: 9, group: listable }, 'k1');
-    const orderId = await order(target, { lines: [{ sku: 'CUP-26', quantity: 1 }] });
+    const orderId = await order(target, { lines: [{ sku: 'CUP-26', quantity: 1 }], buyer: { username: 'anna_b' } });
+    await order(target, { lines: [{ sku: 'CUP-26', quantity: 2 }], buyer: { username: 'ben_c' } });
+    const listingId = state.ebay.orders.get(orderId)!.order.lineItems![0]!.legacyItemId!;
+    const awaiting = async (buyer: string) =>
+      awaitingFeedbackOf(state, String(target.portalAccountId)).filter((t) => t.buyer === buyer && t.listingId === listingId);
+    const [anna] = await awaiting('anna_b');
+
     await adapter.rateBuyer(target, orderId, 'r1');
-    const left = state.ebay.feedback.filter((f) => f.account === String(target.portalAccountId));
-    expect(left.map((f) => [f.body.commentType, f.body.orderLineItemId])).to.deep.equal([
-      ['POSITIVE', state.ebay.orders.get(orderId)!.order.lineItems![0]!.lineItemId],
+    const left = () => state.ebay.feedback.filter((f) => f.account === String(target.portalAccountId)).map((f) => f.body);
+    // leaveFeedback's required fields (commerce_feedback_v1_beta_oas3.json): listingId, transactionId, orderLineItemId "listing_id-transaction_id".
+    expect(left()).to.deep.equal([
+      {
+        listingId,
+        transactionId: anna!.transactionId,
+        orderLineItemId: `${listingId}-${anna!.transactionId}`,
+        commentType: 'POSITIVE',
+        commentText: 'Thank you for your purchase.',
+      },
     ]);
+    expect(await awaiting('anna_b')).to.deep.equal([]);
+    expect(await awaiting('ben_c')).to.have.length(1);
+    // A retry (the job run again) finds nothing awaiting and leaves nothing twice.
+    await adapter.rateBuyer(target, orderId, 'r1');
+    expect(left()).to.have.length(1);
     // The suite's afterEach asserts no violation, the sandbox's answers included: leaveFeedback
-    // documents 200 only (commerce_feedback_v1_beta_oas3.json); the sandbox answered 201.
+    // documents 200 only (commerce_feedback_v1_beta_oas3.json).
+  });
+
+  it('the awaiting line items that are the order’s: those whose transaction id is a line item id of it, else the buyer’s newest as many as its lines, none without a buyer', () => {
+    const line = (transactionId: string) => ({ listingId: '110', transactionId, orderLineItemId: `110-${transactionId}` });
+    expect(theOrders([line('7'), line('10000000001')], ['10000000001'], true)).to.deep.equal([line('10000000001')]);
+    expect(theOrders([line('9'), line('8'), line('7')], ['10000000001', '10000000002'], true)).to.deep.equal([line('9'), line('8')]);
+    expect(theOrders([line('9')], ['10000000001'], false)).to.deep.equal([]);
   });
 
   it('when listings made in Seller Hub are taken over, then eligible ones become offers under their SKU that CIA reaches; the others keep eBay’s reason', async () => {

@@ -135,10 +135,13 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     // issue 30: the ship date was "now"; it is send_mit's date (eBay's UTC timestamp format).
     expect(shipment.shippedDate).to.equal('2026-11-20T00:00:00.000Z');
     expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
-    // Feedback API leaveFeedback: positive, for the line item.
+    // Feedback API: the transaction awaiting feedback (getItemsAwaitingFeedback), then leaveFeedback, positive, for it.
     const feedback = ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback');
-    expect(feedback).to.have.length(1);
-    expect(feedback[0]!.body).to.deep.include({ orderLineItemId: lineItemId, commentType: 'POSITIVE' });
+    expect(feedback.map((f) => f.status)).to.deep.equal([200]);
+    const listingId = portal.state.ebay.orders.get(ebayOrderId)!.order.lineItems![0]!.legacyItemId!;
+    const { transactionId } = feedback[0]!.body as { transactionId: string };
+    expect(feedback[0]!.body).to.deep.include({ listingId, orderLineItemId: `${listingId}-${transactionId}`, commentType: 'POSITIVE' });
+    expect(transactionId).to.not.equal(lineItemId);
 
     const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as {
       status: Record<string, unknown>;
@@ -244,8 +247,14 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
       },
     ]);
     expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
+    // One feedback per line item, each for its own listing's transaction.
     const feedback = ebayCalls(account.id, 'POST', '/commerce/feedback/v1/feedback');
-    expect(feedback.map((f) => (f.body as { orderLineItemId: string }).orderLineItemId)).to.deep.equal([cup, pot]);
+    const listingOf = (lineItemId: string) =>
+      portal.state.ebay.orders.get(ebayOrderId)!.order.lineItems!.find((l) => l.lineItemId === lineItemId)!.legacyItemId;
+    expect(feedback.map((f) => [f.status, (f.body as { listingId: string }).listingId])).to.deep.equal([
+      [200, listingOf(cup!)],
+      [200, listingOf(pot!)],
+    ]);
   });
 
   it('when the portal answers an error, then platform_status is error, the order is still shipped, and the mail follows the request', async () => {
