@@ -281,6 +281,8 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * Kontor recorded for the listing (`listedAs`, from another process or before a restart), is
    * PATCHed by its id first; a POST /units of the last minutes whose answer was not recorded
    * (kaufland/unit-creations.ts) gives its unit, or holds the listing back until GET /units shows it.
+   * The unit's prices are in the storefront's currency: an item without a price in it is refused
+   * before any call (unit-mapping.ts storefrontPrices; never the plain EUR price as CZK or PLN).
    */
   override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string; listedSku?: string }> {
     if (target.connector !== 'kaufland') return super.list(target, item, key);
@@ -344,7 +346,12 @@ export class MarketEAdapter extends HttpPortalAdapter {
     return { portalItemId: String(idUnit), listedSku: unit.id_offer };
   }
 
-  /** PATCH /units/{id_unit} with the whole mapping (price, minimum price, handling time, note, warehouse, shipping group, amount). */
+  /**
+   * PATCH /units/{id_unit} with the whole mapping (price, minimum price, handling time, note,
+   * warehouse, shipping group, amount). The price is in the storefront's currency or the revise is
+   * refused before any call, as a listing is (unit-mapping.ts storefrontPrices): a PATCH of a cz
+   * unit with the plain EUR number set it as CZK.
+   */
   override async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
     if (target.connector !== 'kaufland') return super.revise(target, item, portalItemId, values, key);
     const s = new KauflandSession(target);

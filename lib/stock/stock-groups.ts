@@ -187,6 +187,8 @@ const groupFields: Record<string, Field> = {
       'characteristics',
       'name',
       'shipping_group_id',
+      // Ours (stock.type.ts): the price per currency for Kaufland storefronts of another currency than EUR.
+      ['currency_prices', [['currency_id', 'price', 'price_min']]],
     ],
   ],
   market_d: [

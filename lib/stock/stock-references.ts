@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { checkEventTargets } from './event-targets';
 import { checkShopGCategories } from './stock-category';
-import { checkMarketDCurrencies } from './stock-currency-prices';
+import { checkCurrencyPrices } from './stock-currency-prices';
 import { checkCustomsCountries } from './stock-customs';
 import { checkShippingGroups } from './stock-shipping-group';
 import type { StockData } from './stock.repository';
@@ -10,7 +10,7 @@ import type { StockInput } from './stock.type';
 
 /**
  * Refuses a body whose references name nothing (shipping groups, customs countries, market_d's
- * price currencies, shop_g categories, cia.event targets), each a 4xx naming its field under `f` (stock.… or stock[n].…).
+ * and market_e's price currencies, shop_g categories, cia.event targets), each a 4xx naming its field under `f` (stock.… or stock[n].…).
  * Called by every write of an item before its first write: a new item of stock/list/ runs
  * without a savepoint, so a refusal must come before anything of it is written (and before its
  * first lock). An update passes the item's stored data, read locked: a shop_g category or
@@ -26,7 +26,7 @@ export async function checkStockReferences(
 ): Promise<void> {
   await checkShippingGroups(trx, accountId, input, f);
   await checkCustomsCountries(input, f);
-  await checkMarketDCurrencies(input, f);
+  await checkCurrencyPrices(input, f);
   await checkShopGCategories(trx, accountId, input, f, stored);
   await checkEventTargets(trx, accountId, input, f, stored);
 }

@@ -126,6 +126,23 @@ const marketE = () =>
     characteristics: characteristics(),
     name: text(255),
     shipping_group_id: text(255),
+    // Ours (document 2 gives market_e one price and no currency; market_e.price is taken as EUR):
+    // the price, and the Smart Pricing minimum, in a currency, for the Kaufland storefronts that
+    // sell in it (cz CZK, pl PLN; lib/portals README, market_e "Prices per currency").
+    currency_prices: keyedBy(
+      'currency_id',
+      list(
+        group({
+          currency_id: Joi.string()
+            .trim()
+            .uppercase()
+            .pattern(/^[A-Z]{3}$/, 'ISO 4217 code')
+            .required(),
+          price: money().required(),
+          price_min: money(),
+        }),
+      ),
+    ),
   });
 
 const marketD = () =>

@@ -1591,6 +1591,13 @@ export interface components {
         } | null;
         name?: string | null;
         shipping_group_id?: string | null;
+        currency_prices?:
+          | ({
+              currency_id?: string | null;
+              price?: (number | string | null) | (string | null);
+              price_min?: (number | string | null) | (string | null);
+            } | null)[]
+          | null;
       } | null;
       market_d?: {
         is_active?: boolean | null;
@@ -2869,6 +2876,37 @@ export interface components {
             } & unknown);
       };
     };
+    post_stock_request_stock_market_e: {
+      quantity?: (number | string) | null;
+      comment?: (string | null) | '';
+      price?: ((number | string) | (string & unknown)) | null;
+      location?: (string | null) | '';
+      price_min?: (string | null) | '';
+      delivery_time?: ((string & unknown) | null) | '' | string;
+      ean?: ((string & unknown) | null) | '' | string;
+      category_id?: (string | null) | '';
+      description_id?: (number | string) | null;
+      picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+      characteristics?: {
+        data?: (unknown[] | Record<string, never>)[];
+      } | null;
+      name?: (string | null) | '';
+      shipping_group_id?: (string | null) | '';
+      currency_prices?:
+        | (
+            | {
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+                price_min?: ((number | string) | (string & unknown)) | null;
+              }[]
+            | ({
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+                price_min?: ((number | string) | (string & unknown)) | null;
+              } & unknown)
+          )
+        | null;
+    } | null;
     post_stock_request_stock_market_d: {
       is_active?: (boolean | string | (1 | 0)) | null;
       sku?: (string | null) | '';
@@ -2896,23 +2934,6 @@ export interface components {
       id?: (string | null) | '';
       comment?: (string | null) | '';
       is_fba?: (boolean | string | (1 | 0)) | null;
-    } | null;
-    post_stock_request_stock_market_e: {
-      quantity?: (number | string) | null;
-      comment?: (string | null) | '';
-      price?: ((number | string) | (string & unknown)) | null;
-      location?: (string | null) | '';
-      price_min?: (string | null) | '';
-      delivery_time?: ((string & unknown) | null) | '' | string;
-      ean?: ((string & unknown) | null) | '' | string;
-      category_id?: (string | null) | '';
-      description_id?: (number | string) | null;
-      picture?: ((string | '')[] | ((string | '') & unknown)) | null;
-      characteristics?: {
-        data?: (unknown[] | Record<string, never>)[];
-      } | null;
-      name?: (string | null) | '';
-      shipping_group_id?: (string | null) | '';
     } | null;
     post_stock_request_stock_market_i: {
       name?: (string | null) | '';

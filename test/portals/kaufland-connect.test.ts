@@ -62,7 +62,16 @@ describe('market_e: connecting a Kaufland account and its cancellations', functi
     expect(target.credentials).to.deep.equal({ client_key: keys.client_key, secret_key: keys.secret_key, storefront: 'cz' });
     const listed = await new MarketEAdapter().list(
       target,
-      { stockId: 1, name: 'Hrnek', sku: 'CZ-1', ean: '4006381333931', price: '249.00', quantityAvailable: 4, group: {} },
+      // Its price in CZK (market_e.currency_prices[]): the item's price is taken as EUR, which cz does not sell in.
+      {
+        stockId: 1,
+        name: 'Hrnek',
+        sku: 'CZ-1',
+        ean: '4006381333931',
+        price: '9.90',
+        quantityAvailable: 4,
+        group: { currency_prices: [{ currency_id: 'CZK', price: '249.00' }] },
+      },
       'k',
     );
     const unit = kauflandOf(sandbox.state).units.get(Number(listed.portalItemId))!;

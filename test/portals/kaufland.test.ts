@@ -63,6 +63,67 @@ describe('market_e: Stock_market_e_type as a Kaufland unit', () => {
     expect(() => unitData(item({}, { comment: 'x'.repeat(251) }))).to.throw(/250/);
   });
 
+  it("prices per storefront currency: market_e.price (else the item's price) is EUR; a cz or pl storefront takes market_e.currency_prices[] of CZK or PLN, and without one is refused naming the SKU, the storefront, its currency and what to set", () => {
+    // An EUR storefront: the plain price as before.
+    for (const storefront of ['de', 'at', 'sk', 'fr', 'it'])
+      expect(unitData(item({}, { price: '19.90', price_min: '15.00' }), storefront).unit).to.include({ listing_price: 1990, minimum_price: 1500 });
+    // cz and pl: 19.90 EUR was sent as 19.90 CZK (about 0.80 EUR) and 19.90 PLN.
+    for (const [storefront, currency] of [
+      ['cz', 'CZK'],
+      ['pl', 'PLN'],
+    ]) {
+      const refused = (() => {
+        try {
+          unitData(item({}, { price: '19.90' }), storefront);
+        } catch (err) {
+          return err as Error;
+        }
+        throw new Error(`${storefront} was priced`);
+      })();
+      expect(isPermanent(refused)).to.equal(true);
+      expect(refused.message).to.equal(
+        `market_e: SKU KL-POT has no price in the currency of Kaufland storefront ${storefront} (${currency}): market_e.price (else the item's price) is taken as EUR; set market_e.currency_prices[] (currency_id ${currency} with its price); nothing was sent`,
+      );
+      // The item's own price (no market_e.price) too, and an item without a SKU is named by its id_offer.
+      expect(() => unitData(item({ sku: null }), storefront)).to.throw(
+        `SKU 4711 has no price in the currency of Kaufland storefront ${storefront} (${currency})`,
+      );
+      // A price in another currency is no price in this one.
+      const other = currency === 'CZK' ? 'PLN' : 'CZK';
+      expect(() => unitData(item({}, { currency_prices: [{ currency_id: other, price: '99.00' }] }), storefront)).to.throw(`(${currency})`);
+    }
+    const prices = [
+      { currency_id: 'CZK', price: '499.00', price_min: '449.00' },
+      { currency_id: 'PLN', price: '89.90' },
+    ];
+    // The price in the storefront's currency, its minimum with it; the EUR storefronts keep the plain price.
+    expect(unitData(item({}, { price: '19.90', currency_prices: prices }), 'cz').unit).to.include({ listing_price: 49900, minimum_price: 44900 });
+    expect(unitData(item({}, { price: '19.90', currency_prices: prices }), 'pl').unit)
+      .to.include({ listing_price: 8990 })
+      .and.not.have.property('minimum_price');
+    expect(unitData(item({}, { price: '19.90', currency_prices: prices }), 'de').unit).to.include({ listing_price: 1990 });
+    // An EUR entry comes before market_e.price at an EUR storefront (as market_d's); its price_min falls back to market_e.price_min, which is EUR.
+    expect(unitData(item({}, { price: '19.90', price_min: '15.00', currency_prices: [{ currency_id: 'EUR', price: '21.00' }] }), 'at').unit).to.include({
+      listing_price: 2100,
+      minimum_price: 1500,
+    });
+    // market_e.price_min is EUR: at pl without the entry's own price_min it is refused, not sent as PLN nor left to Kaufland's old one.
+    expect(() => unitData(item({}, { price: '19.90', price_min: '15.00', currency_prices: prices }), 'pl')).to.throw(
+      'SKU KL-POT: market_e.price_min 15.00 is taken as EUR, and Kaufland storefront pl sells in PLN; set price_min in market_e.currency_prices[] PLN (or clear market_e.price_min); nothing was sent',
+    );
+    expect(unitData(item({}, { price: '19.90', price_min: '15.00', currency_prices: prices }), 'cz').unit).to.include({ minimum_price: 44900 });
+    // The entry's own bounds, named: above 0, the minimum at most the price, the storefront's maximum in its currency.
+    expect(() => unitData(item({}, { currency_prices: [{ currency_id: 'CZK', price: '0.00' }] }), 'cz')).to.throw(
+      'a price above 0 is required (market_e.currency_prices[] CZK price)',
+    );
+    expect(() => unitData(item({}, { currency_prices: [{ currency_id: 'CZK', price: '400.00', price_min: '450.00' }] }), 'cz')).to.throw(
+      'market_e.currency_prices[] CZK price_min must be above 0 and at most the price',
+    );
+    expect(() => unitData(item({}, { currency_prices: [{ currency_id: 'PLN', price: '4500000.01' }] }), 'pl')).to.throw(
+      "market_e.currency_prices[] PLN price 4500000.01 is above Kaufland's maximum listing price of 4500000.00 PLN at storefront pl",
+    );
+  });
+
   it("carriers: document 2's deliverers as Kaufland's carrier codes; Other without a tracking number or for an unknown deliverer", () => {
     expect(kauflandCarrier('DHL', '00340434161094042557')).to.equal('DHL');
     expect(kauflandCarrier('post', 'RR123456789DE')).to.equal('Deutsche Post');
@@ -156,7 +217,8 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(isPermanent(refused)).to.equal(true);
     expect(refused.message).to.match(/price 1000000\.01 .*1000000\.00 EUR.*storefront de/);
     const pl: PortalTarget = { ...target, credentials: { storefront: 'pl' } };
-    expect((await failure(adapter.list(pl, item({}, { price: '4500000.01' }), 'max2'))).message).to.match(/4500000\.00 PLN.*storefront pl/);
+    const inPln = (price: string) => ({ currency_prices: [{ currency_id: 'PLN', price }] });
+    expect((await failure(adapter.list(pl, item({}, inPln('4500000.01')), 'max2'))).message).to.match(/4500000\.00 PLN.*storefront pl/);
     expect(calls('/v2/units').filter((r) => r.method === 'POST')).to.deep.equal([]);
     // The maximum itself is listed.
     await adapter.list(target, item({}, { price: '1000000.00' }), 'max3');
@@ -206,6 +268,37 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     await adapter.end(target, 4711, null, 'k4', { sku: 'KL-POT', group: {} });
     // The end reads the unit's type first (GET /units/{id}: one Kaufland fulfils is put on hold, not deleted).
     expect(calls(/^\/v2\/units/).map((r) => `${r.method} ${r.status}`)).to.deep.equal(['GET 200', 'POST 200', 'PATCH 200', 'GET 200', 'DELETE 204', 'GET 200']);
+  });
+
+  it('storefront cz: an item priced plainly (EUR) is neither listed, listed again nor revised there, with no call made; its CZK price in market_e.currency_prices[] is sent in CZK cents; quantities still go as the amount alone', async () => {
+    const cz: PortalTarget = { ...target, credentials: { storefront: 'cz' } };
+    const plain = { price: '19.90', price_min: '15.00' };
+    const refused = await failure(adapter.list(cz, item({}, plain), 'c1'));
+    expect(isPermanent(refused)).to.equal(true);
+    expect(refused.message).to.contain('SKU KL-POT has no price in the currency of Kaufland storefront cz (CZK)').and.contain('market_e.currency_prices[]');
+    // Nothing at all reached Kaufland: no lookup, no shipping group, no unit.
+    expect(calls()).to.deep.equal([]);
+    expect(unitOf('KL-POT')).to.equal(undefined);
+
+    const inCzk = { ...plain, currency_prices: [{ currency_id: 'CZK', price: '499.00', price_min: '449.00' }] };
+    const { portalItemId } = await adapter.list(cz, item({}, inCzk), 'c2');
+    expect(unitOf('KL-POT')).to.deep.include({ storefront: 'cz', listing_price: 49900, minimum_price: 44900 });
+    const sent = calls(/^\/v2\/units/).length;
+    // Its CZK price gone (or never set), the next list (an update of the unit) and a revise are refused with no PATCH.
+    for (const refusal of [
+      adapter.list(cz, item({ price: '29.00' }, plain), 'c3'),
+      adapter.revise(cz, item({ price: '29.00' }, plain), portalItemId, [], 'c4'),
+    ])
+      expect((await failure(refusal)).message).to.contain('Kaufland storefront cz (CZK)');
+    expect(calls(/^\/v2\/units/).length).to.equal(sent);
+    expect(unitOf('KL-POT')).to.deep.include({ listing_price: 49900, minimum_price: 44900 });
+    await adapter.revise(cz, item({}, { ...plain, currency_prices: [{ currency_id: 'CZK', price: '529.00', price_min: '479.00' }] }), portalItemId, [], 'c5');
+    expect(unitOf('KL-POT')).to.deep.include({ listing_price: 52900, minimum_price: 47900 });
+    // A quantity push carries no price: the plain-priced group takes nothing from it.
+    const pushed = await adapter.setQuantities(cz, [{ stockId: 4711, quantity: 2, key: 'q', sku: 'KL-POT', group: plain }], 'b');
+    expect(pushed.map((o) => o.outcome)).to.deep.equal(['accepted']);
+    expect(calls('/v2/units/bulk').at(-1)!.body).to.deep.equal([{ id_unit: Number(portalItemId), unit_data: { amount: 2 } }]);
+    expect(unitOf('KL-POT')).to.deep.include({ listing_price: 52900, amount: 2 });
   });
 
   it("CIA: the units' amount through POST /units/bulk, one call for the batch after one lookup per unit (none the next time); an item without a unit is refused; a unit's 5xx retries it", async () => {
@@ -288,7 +381,7 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
 
   it("fetchOrders at the storefront cz: the order in CZK, its amounts the contract's integral cents of that currency as units (listed at 499.00 CZK, not EUR)", async () => {
     const cz: PortalTarget = { ...target, credentials: { storefront: 'cz' } };
-    await adapter.list(cz, item({ quantityAvailable: 3 }, { price: '499.00' }), 'l');
+    await adapter.list(cz, item({ quantityAvailable: 3 }, { price: '19.90', currency_prices: [{ currency_id: 'CZK', price: '499.00' }] }), 'l');
     expect(unitOf('KL-POT')).to.deep.include({ storefront: 'cz', listing_price: 49900 });
     const since = new Date(Date.now() - 1000);
     const sold = await place({ storefront: 'cz', lines: [{ id_offer: 'KL-POT', quantity: 2, shipping: '99.00' }] });

@@ -87,7 +87,7 @@ function sparseItem(): Json {
     cross_selling: { is_active: true, description_id: { national: 1 } },
     freetext: [{ id: '2' }],
     cia,
-    market_e: { comment: 'e' },
+    market_e: { comment: 'e', currency_prices: [{ currency_id: 'CZK', price: '2.00' }] },
     market_d: { sku: 'AMZ-ONE', currency_prices: [{ currency_id: 'USD', price: '2.00' }] },
     shop_h: { ean: '4006381333931' },
     market_f: { quantity: 1 },

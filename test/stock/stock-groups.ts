@@ -305,8 +305,11 @@ export const documentTwo: [group: string, type: string, fields: string[]][] = [
   ['customs[]', 'Stock_type customs', ['client_id', 'description', 'hs_code', 'origin_country_iso2']],
 ];
 
-/** Fields we answer beyond document 2 (stock.type.ts, README): market_d's prices per currency. */
-export const ours: Record<string, string[]> = { market_d: ['currency_prices[].currency_id', 'currency_prices[].price'] };
+/** Fields we answer beyond document 2 (stock.type.ts, README): market_d's and market_e's prices per currency. */
+export const ours: Record<string, string[]> = {
+  market_d: ['currency_prices[].currency_id', 'currency_prices[].price'],
+  market_e: ['currency_prices[].currency_id', 'currency_prices[].price', 'currency_prices[].price_min'],
+};
 
 type Json = Record<string, unknown>;
 /** A type's fields as a tree: null for a value or list of values, a tree for an object or a list's entries. */

@@ -1,7 +1,8 @@
 /**
  * Stock_market_e_type as a Kaufland unit (UnitRequest / UnitPatchRequest of the Seller API v2):
- * EAN (or document 2's `isbn:`), price and minimum price in cents, condition, handling time from
- * delivery_time, comment as the unit's note, location as its warehouse, shipping group.
+ * EAN (or document 2's `isbn:`), price and minimum price in cents of the storefront's currency
+ * (storefrontPrices), condition, handling time from delivery_time, comment as the unit's note,
+ * location as its warehouse, shipping group.
  */
 import { portalInputError, str } from '../portal-http';
 import type { ListingItem } from '../portal.type';
@@ -81,7 +82,82 @@ export function maxListingCents(storefront: string): number {
   return storefront === 'pl' ? 450_000_000 : 100_000_000;
 }
 
-const currencyOf = (storefront: string) => (storefront === 'cz' ? 'CZK' : storefront === 'pl' ? 'PLN' : 'EUR');
+/** The currency a storefront sells in: "CZK for cz, EUR for de, sk, at, fr, it and PLN for pl" (listing_price's description). */
+export const currencyOf = (storefront: string) => (storefront === 'cz' ? 'CZK' : storefront === 'pl' ? 'PLN' : 'EUR');
+
+/**
+ * The currency market_e.price (else the item's price) and market_e.price_min are taken in: EUR,
+ * whatever the storefront (decision, lib/portals README "Prices per currency"). Document 2 gives
+ * market_e one price and no currency, and the group is one per portal, not per portal account, so
+ * a seller with a de and a cz account has one number for both: sent as each storefront's money, a
+ * 19.90 EUR item sold at 19.90 CZK. EUR is document 1's default currency, the money of five of
+ * Kaufland's seven storefronts and of real.de, which market_e names, and what Amazon's plain
+ * price falls back to. Not the storefront's own (that is the bug) nor the currency the seller's
+ * accounts share: a seller with a cz account alone whose price was read as CZK, then adding a de
+ * account, had the same number read as EUR at de, a price changed with nothing said. Fixed, a
+ * number is never read in another currency than the one it was set in.
+ */
+export const plainPriceCurrency = 'EUR';
+
+/** One entry of market_e.currency_prices[] (ours): the item's price, and its minimum price, in a currency. */
+interface CurrencyPrice {
+  price: string;
+  priceMin: string | null;
+}
+
+/**
+ * market_e.currency_prices[] (ours, as market_d's: `currency_id`, `price`, and `price_min`, the
+ * Smart Pricing minimum in that currency) by currency: the item's price at the storefronts
+ * selling in that currency.
+ */
+function currencyPrices(group: Record<string, unknown>): Map<string, CurrencyPrice> {
+  const entries = Array.isArray(group.currency_prices) ? (group.currency_prices as Record<string, unknown>[]) : [];
+  return new Map(
+    entries.flatMap((e) =>
+      typeof e?.currency_id === 'string' && str(e, 'price') ? [[e.currency_id.toUpperCase(), { price: str(e, 'price')!, priceMin: str(e, 'price_min') }]] : [],
+    ),
+  );
+}
+
+/**
+ * The price and minimum price of the item's unit at a storefront, as text in the storefront's
+ * currency, with the field each was taken from. Refused before any call, naming the SKU (id_offer),
+ * the storefront, its currency and what to set, when the item holds no price in that currency:
+ * never converted (Kontor holds no exchange rate of the seller's). An entry of
+ * market_e.currency_prices[] in the storefront's currency comes first (EUR too, before
+ * market_e.price); without one, an EUR storefront takes market_e.price (else the item's price) and
+ * market_e.price_min as before, a CZK or PLN storefront is refused. At such a storefront a
+ * market_e.price_min without the entry's own price_min is refused too: sent as it is it would be a
+ * floor in the wrong money, and left out a PATCH keeps whatever minimum Kaufland holds, which may be
+ * such a number sent before, under which Smart Pricing may lower the price.
+ */
+export function storefrontPrices(
+  item: ListingItem,
+  storefront: string,
+): { price: string | null; priceField: string; priceMin: string | null; priceMinField: string } {
+  const g = item.group;
+  const currency = currencyOf(storefront);
+  const own = currencyPrices(g).get(currency);
+  const entry = `market_e.currency_prices[] ${currency}`;
+  const sku = idOfferOf(item);
+  if (own) {
+    const plainMin = str(g, 'price_min');
+    if (own.priceMin === null && plainMin !== null && currency !== plainPriceCurrency)
+      throw portalInputError(
+        portal,
+        `SKU ${sku}: market_e.price_min ${plainMin} is taken as ${plainPriceCurrency}, and Kaufland storefront ${storefront} sells in ${currency}; set price_min in ${entry} (or clear market_e.price_min); nothing was sent`,
+      );
+    return own.priceMin !== null
+      ? { price: own.price, priceField: `${entry} price`, priceMin: own.priceMin, priceMinField: `${entry} price_min` }
+      : { price: own.price, priceField: `${entry} price`, priceMin: plainMin, priceMinField: 'price_min' };
+  }
+  if (currency !== plainPriceCurrency)
+    throw portalInputError(
+      portal,
+      `SKU ${sku} has no price in the currency of Kaufland storefront ${storefront} (${currency}): market_e.price (else the item's price) is taken as ${plainPriceCurrency}; set market_e.currency_prices[] (currency_id ${currency} with its price); nothing was sent`,
+    );
+  return { price: str(g, 'price', item.price), priceField: 'price', priceMin: str(g, 'price_min'), priceMinField: 'price_min' };
+}
 
 /**
  * The unit of an item. Document 2's group has no condition: NEW. location is Kaufland's
@@ -92,18 +168,20 @@ export function unitData(item: ListingItem, storefront = 'de'): { unit: UnitData
   const g = item.group;
   const ean = str(g, 'ean', item.ean);
   if (!ean) throw portalInputError(portal, 'an EAN (or isbn:...) is required');
-  const priceText = str(g, 'price', item.price);
-  const price = cents(priceText, 'price');
-  if (!price) throw portalInputError(portal, 'a price above 0 is required');
+  // In the storefront's currency, or refused naming it (storefrontPrices): never another currency's number.
+  const prices = storefrontPrices(item, storefront);
+  const price = cents(prices.price, prices.priceField);
+  if (!price) throw portalInputError(portal, `a price above 0 is required${prices.priceField === 'price' ? '' : ` (${prices.priceField})`}`);
   // Refused before any call, naming the price: Kaufland refuses a listing_price above it (the sandbox plays it).
   const max = maxListingCents(storefront);
   if (price > max)
     throw portalInputError(
       portal,
-      `price ${priceText} is above Kaufland's maximum listing price of ${(max / 100).toFixed(2)} ${currencyOf(storefront)} at storefront ${storefront}`,
+      `${prices.priceField} ${prices.price} is above Kaufland's maximum listing price of ${(max / 100).toFixed(2)} ${currencyOf(storefront)} at storefront ${storefront}`,
     );
-  const minimum = cents(str(g, 'price_min'), 'price_min');
-  if (minimum !== undefined && (minimum < 1 || minimum > price)) throw portalInputError(portal, `price_min must be above 0 and at most the price`);
+  const minimum = cents(prices.priceMin, prices.priceMinField);
+  if (minimum !== undefined && (minimum < 1 || minimum > price))
+    throw portalInputError(portal, `${prices.priceMinField} must be above 0 and at most the price (${prices.priceField})`);
   const note = str(g, 'comment');
   // UnitRequest.note's maxLength counts characters (JSON Schema: code points), not UTF-16 units: 250 emoji fit.
   if (note && [...note].length > 250) throw portalInputError(portal, 'the comment (unit note) is at most 250 characters');
