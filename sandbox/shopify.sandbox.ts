@@ -58,6 +58,7 @@ import {
 } from './shopify-fulfillment.sandbox';
 import { removeUnits, unfulfilledOf } from './shopify-edit.sandbox';
 import { withScopes } from './shopify-scopes.sandbox';
+import { companyRecognised } from './shopify-tracking.sandbox';
 import { refundNodes, refundUnits, refundUnitsProblem, RestockType, SandboxRefund } from './shopify-refund.sandbox';
 import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
@@ -213,6 +214,11 @@ export interface SandboxTracking {
   numbers?: string[];
   /** The tracking URLs, matched to the numbers by position (FulfillmentTrackingInput.urls, or url with number); none: no URL given. */
   urls?: string[];
+  /**
+   * With a company: whether it is a name of Shopify's list, exactly as written (shopify-tracking.sandbox.ts),
+   * for which Shopify builds the numbers' tracking URLs; any other text is kept as given, recognised by none.
+   */
+  companyRecognised?: boolean;
 }
 
 /** FulfillmentTrackingInput as fulfillmentCreate and fulfillmentTrackingInfoUpdate take it. */
@@ -265,6 +271,7 @@ function trackingOf(input: TrackingInput | undefined): SandboxTracking {
     company: input?.company ?? null,
     ...(numbers.length > 1 ? { numbers } : {}),
     ...(urls.length ? { urls: urls.slice(0, numbers.length) } : {}),
+    ...(input?.company ? { companyRecognised: companyRecognised(shopifySchema(), input.company) } : {}),
   };
 }
 

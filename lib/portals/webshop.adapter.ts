@@ -7,6 +7,7 @@ import { refuseUserErrors, ShopifyAccessDenied, shopifyDocument, ShopifySession 
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
+import { shopifyTrackingCompany } from './shopify/tracking-company';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import {
   appLines,
@@ -653,10 +654,13 @@ export class WebshopAdapter extends HttpPortalAdapter {
       const opened = await s.call<{ fulfillmentOrderOpen: { userErrors: UserErrors } }>(openFulfillmentOrder, { id });
       refuseUserErrors(`opening the scheduled fulfillment order ${legacyId(id)} of order ${orderId}`, opened.fulfillmentOrderOpen.userErrors);
     }
+    // The carrier as Shopify lists it ("dpdp" is DPD); one it does not list goes without a company,
+    // the number with Kontor's tracking URL of it (tracking-company.ts).
+    const company = shopifyTrackingCompany(shipment.carrier);
     const tracking = shipment.trackingCode
       ? {
           number: shipment.trackingCode,
-          ...(shipment.carrier ? { company: shipment.carrier } : {}),
+          ...(company ? { company } : {}),
           ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {}),
         }
       : undefined;

@@ -72,8 +72,8 @@ describe('webshop at Shopify: send_mit over several fulfillment orders (location
       [before.fulfillmentOrders[1]!.id],
     ]);
     expect(after.fulfillments.map((f) => [f.tracking, f.lines.length])).to.deep.equal([
-      [{ number: '00340434161094042557', company: 'DHL' }, 2],
-      [{ number: '00340434161094042557', company: 'DHL' }, 1],
+      [{ number: '00340434161094042557', company: 'DHL', companyRecognised: true }, 2],
+      [{ number: '00340434161094042557', company: 'DHL', companyRecognised: true }, 1],
     ]);
     await adapter.markShipped(target, ship(id), 's1');
     expect(sent()).to.have.length(2);

@@ -126,6 +126,7 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
         number: '00340434161094042557',
         company: 'DHL',
         urls: ['https://www.dhl.de/de/privatkunden/pakete-empfangen/verfolgen.html?piececode=00340434161094042557'],
+        companyRecognised: true,
       },
     ]);
     expect(fulfilled.lines.map((l) => l.fulfilled)).to.deep.equal([2]);

@@ -378,7 +378,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     await adapter.markShipped(target, shipment, 's1');
     const stored = (await (await fetch(`${sandbox.url}/_sandbox/shopify/orders/${id}`)).json()) as { fulfillments: { tracking: unknown; lines: unknown[] }[] };
     expect(stored.fulfillments).to.have.length(1);
-    expect(stored.fulfillments[0]!.tracking).to.deep.equal({ number: '00340434161094042557', company: 'DHL' });
+    expect(stored.fulfillments[0]!.tracking).to.deep.equal({ number: '00340434161094042557', company: 'DHL', companyRecognised: true });
     await adapter.markShipped(target, shipment, 's1');
     expect(((await (await fetch(`${sandbox.url}/_sandbox/shopify/orders/${id}`)).json()) as { fulfillments: unknown[] }).fulfillments).to.have.length(1);
     const after = await adapter.fetchOrders(target, since, null);

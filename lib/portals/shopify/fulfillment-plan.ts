@@ -15,6 +15,7 @@
  * - CLOSED, CANCELLED, INCOMPLETE: nothing to fulfil there.
  */
 import { legacyId } from './order-mapping';
+import { shopifyTrackingCompany } from './tracking-company';
 
 export interface FulfillmentOrderLineRead {
   id: string;
@@ -247,6 +248,8 @@ export type TrackingAddition =
   | { action: 'apps'; fulfillments: { id: string; app: string }[] };
 
 const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
+/** A carrier as the store shows it: the listed name of a deliverer (a fulfilment Kontor made before it sent listed names holds "dpdp"), else as written. */
+const carrierShown = (name: string) => shopifyTrackingCompany(name) ?? name.trim();
 
 /**
  * A tracking number for an order whose lines are all fulfilled (a code given by a later send_mit,
@@ -260,13 +263,15 @@ const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCas
  * so that no URL lands on another number. Shopify keeps one company per fulfilment, applied to all its
  * numbers ("The same tracking company will be applied to all tracking numbers specified",
  * FulfillmentTrackingInput.company): a number of another carrier than the numbers there is
- * refused rather than shown to the buyer under the wrong carrier.
+ * refused rather than shown to the buyer under the wrong carrier. The company sent is the
+ * deliverer's name in Shopify's list (tracking-company.ts), the fulfilment's own company kept
+ * otherwise (as its listed name when it is a Kontor code an earlier send left, "dpdp" -> DPD).
  * Decision: several fulfilments (one per location) get the number on the latest only; Kontor does
  * not know which parcel left where. A fulfilment made at a fulfilment app's location (appService
  * of Fulfillment.location) is the app's parcel: never given the seller's number; when only the
  * app's are there, `apps` (the adapter refuses naming their lines), found by a reviewer of a424004.
  */
-export function trackingAddition(fulfillments: FulfillmentRead[], number: string, company: string | undefined, url?: string): TrackingAddition {
+export function trackingAddition(fulfillments: FulfillmentRead[], number: string, carrier: string | undefined, url?: string): TrackingAddition {
   if (fulfillments.some((f) => f.trackingInfo.some((t) => t.number === number))) return { action: 'none', reason: 'the store has the tracking number' };
   const live = fulfillments.filter((f) => f.status === 'SUCCESS' || f.status === 'OPEN' || f.status === 'PENDING');
   // A fulfilment app's fulfilment is its parcel, never the seller's: a424004 refused send_mit for the
@@ -286,11 +291,18 @@ export function trackingAddition(fulfillments: FulfillmentRead[], number: string
       message: `the store's fulfilment ${legacyId(latest.id)} has ${trackingInfoRead} or more tracking numbers; ${number} is not added (add it in the store's admin)`,
     };
   const numbers = latest.trackingInfo.map((t) => t.number).filter((n): n is string => Boolean(n));
-  const current = latest.trackingInfo.find((t) => t.company)?.company ?? null;
-  if (numbers.length && company && !sameCompany(current, company))
+  const stored = latest.trackingInfo.find((t) => t.company)?.company;
+  const current = stored ? carrierShown(stored) : null;
+  // The company sent: the listed name (tracking-company.ts), none for a deliverer Shopify does not list.
+  const listed = shopifyTrackingCompany(carrier);
+  const given = carrier?.trim() ? carrierShown(carrier) : undefined;
+  // A listed carrier would name the numbers there too; an unlisted one goes without a company, so it
+  // stands beside numbers of no named carrier but not under another's name.
+  const clash = given !== undefined && (listed ? !sameCompany(current, listed) : current !== null && !sameCompany(current, given));
+  if (numbers.length && clash)
     return {
       action: 'refuse',
-      message: `the store's fulfilment ${legacyId(latest.id)} carries ${numbers.join(', ')} of ${current ?? 'no named carrier'}; Shopify keeps one carrier per fulfilment, so ${company} ${number} is not added (add it in the store's admin)`,
+      message: `the store's fulfilment ${legacyId(latest.id)} carries ${numbers.join(', ')} of ${current ?? 'no named carrier'}; Shopify keeps one carrier per fulfilment, so ${given} ${number} is not added (add it in the store's admin)`,
     };
   const entries = [
     ...latest.trackingInfo.filter((t): t is typeof t & { number: string } => Boolean(t.number)).map((t) => ({ number: t.number, url: t.url ?? null })),
@@ -302,6 +314,6 @@ export function trackingAddition(fulfillments: FulfillmentRead[], number: string
     fulfillmentId: latest.id,
     numbers: ordered.map((e) => e.number),
     urls: ordered.flatMap((e) => (e.url ? [e.url] : [])),
-    company: company ?? current,
+    company: listed ?? current,
   };
 }
