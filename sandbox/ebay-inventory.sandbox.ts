@@ -17,7 +17,8 @@
  *   createOrReplaceInventoryItem; ebay-revisions.sandbox.ts).
  * - bulkMigrateListing: 1 to 5 listings; only fixed-price listings with a SKU and business
  *   policies migrate; each becomes an inventory location, item and published offer keeping its
- *   listing id (the method's description, "Migration Requirements").
+ *   listing id, a multiple-variation listing one item and offer per variation and an inventory
+ *   item group (the method's description, "Migration Requirements"; ebay-migrate.sandbox.ts).
  * - a multiple-variation listing ends by withdrawOfferByInventoryItemGroup (every member offer
  *   unpublished); a withdrawOffer of a member offer, or of a variation kept on the group's listing
  *   out of the group, is played but recorded (memberWithdrawals).
@@ -27,6 +28,7 @@
  */
 import type express from 'express';
 import type { SandboxState } from './sandbox.app';
+import { mountMigrate } from './ebay-migrate.sandbox';
 import { revise } from './ebay-revisions.sandbox';
 import { keepForStaleReads, readOffers } from './ebay-stale-reads.sandbox';
 import { Body, EbayOfferRecord, error, itemQuantity, key, listingQuantity, refreshListing, setItemQuantity } from './ebay-state.sandbox';
@@ -330,55 +332,6 @@ function mountBulk(router: express.Router, state: SandboxState): void {
       return;
     }
     const responses = requests.flatMap((r) => priceQuantity(state, account, (r ?? {}) as Body));
-    res.status(responses.every((r) => r.statusCode === 200) ? 200 : 207).json({ responses });
-  });
-}
-
-/** One listing of bulkMigrateListing: refused (statusCode 400 with eBay's error) or taken over. */
-function migrate(state: SandboxState, account: string, listingId: string) {
-  const ebay = state.ebay;
-  const legacy = ebay.legacy.get(listingId);
-  const refuse = (errorId: number, message: string) => ({ listingId, statusCode: 400, errors: error(errorId, message).errors });
-  if (!legacy || legacy.account !== account) return refuse(25002, `A user error has occurred. Listing ${listingId} is not an active listing of the seller.`);
-  if (legacy.format !== 'FIXED_PRICE') return refuse(25002, 'A user error has occurred. Auction listings cannot be migrated.');
-  if (!legacy.sku) return refuse(25002, 'A user error has occurred. The listing has no SKU: add a seller-defined SKU before migrating.');
-  if (!legacy.businessPolicies) return refuse(25002, 'A user error has occurred. The listing does not use business policies.');
-  const locationKey = `migrated-${listingId}`;
-  ebay.locationsOf(account).set(locationKey, { merchantLocationKey: locationKey, merchantLocationStatus: 'ENABLED', locationTypes: ['WAREHOUSE'] });
-  ebay.inventory.set(key(account, legacy.sku), {
-    product: { title: legacy.title },
-    availability: { shipToLocationAvailability: { quantity: legacy.quantity } },
-  });
-  const offerId = String(5000000000 + ebay.next());
-  ebay.offers.set(offerId, {
-    offerId,
-    account,
-    sku: legacy.sku,
-    listingId,
-    status: 'PUBLISHED',
-    body: {
-      sku: legacy.sku,
-      marketplaceId: 'EBAY_DE',
-      format: 'FIXED_PRICE',
-      listingDuration: 'GTC',
-      availableQuantity: legacy.quantity,
-      pricingSummary: { price: { value: legacy.price, currency: legacy.currency } },
-      merchantLocationKey: locationKey,
-    },
-  });
-  ebay.legacy.delete(listingId);
-  refreshListing(state, account, legacy.sku, 'listing');
-  return { listingId, marketplaceId: 'EBAY_DE', statusCode: 200, inventoryItems: [{ sku: legacy.sku, offerId }] };
-}
-
-function mountMigrate(router: express.Router, state: SandboxState): void {
-  router.post(`${inventory}/bulk_migrate_listing`, (req, res) => {
-    const requests = (req.body as { requests?: { listingId?: string }[] } | undefined)?.requests;
-    if (!Array.isArray(requests) || requests.length === 0 || requests.length > 5) {
-      res.status(400).json(error(25709, 'Invalid request. The requests container must hold 1 to 5 listings.'));
-      return;
-    }
-    const responses = requests.map((r) => migrate(state, res.locals.account as string, String(r.listingId ?? '')));
     res.status(responses.every((r) => r.statusCode === 200) ? 200 : 207).json({ responses });
   });
 }

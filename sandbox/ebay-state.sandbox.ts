@@ -49,6 +49,21 @@ export interface LegacyListing {
   title: string;
   /** Made with business policies (eBay migrates no listing with legacy payment, return or shipping fields). */
   businessPolicies: boolean;
+  /** The listing's description and pictures, which a multiple-variation listing's inventory item group takes when migrated. */
+  description: string;
+  pictures?: string[];
+  /** Item specifics shared by every variation (a multiple-variation listing's group takes them as its common aspects). */
+  aspects?: Record<string, string[]>;
+  /** A multiple-variation listing's variations (the Trading API's Item.Variations); absent for a single-variation listing. */
+  variations?: LegacyVariation[];
+}
+
+/** One variation of a multiple-variation listing: its own SKU, quantity and price, and its value of each aspect it varies by. */
+export interface LegacyVariation {
+  sku?: string;
+  quantity: number;
+  price: string;
+  aspects: Record<string, string>;
 }
 
 export class EbayState {

@@ -23,6 +23,7 @@ import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { ebayContractGate } from './ebay-contract.sandbox';
 import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
+import { legacyVariations } from './ebay-migrate.sandbox';
 import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, payOrder, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
@@ -211,6 +212,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
     else res.json(found.order);
   });
   // A listing made in Seller Hub or through the Trading API (not an Inventory API offer): bulkMigrateListing takes it over.
+  // With `variations` [{sku?, quantity, price?, aspects: {name: value}}] a multiple-variation listing (`sku` is then the listing's own).
   app.post('/_sandbox/ebay/legacy_listings', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Body;
     const account = String(body.portal_account ?? '');
@@ -218,7 +220,13 @@ function mountControls(app: express.Express, state: SandboxState): void {
       res.status(400).json({ message: 'portal_account is required' });
       return;
     }
+    const variations = legacyVariations(body);
+    if (typeof variations === 'string') {
+      res.status(400).json({ message: variations });
+      return;
+    }
     const listingId = String(110000000000 + ebay.next());
+    const title = String(body.title ?? 'Listed in Seller Hub');
     ebay.legacy.set(listingId, {
       listingId,
       account,
@@ -227,8 +235,12 @@ function mountControls(app: express.Express, state: SandboxState): void {
       quantity: Number(body.quantity ?? 1),
       price: String(body.price ?? '10.00'),
       currency: String(body.currency ?? 'EUR'),
-      title: String(body.title ?? 'Listed in Seller Hub'),
+      title,
       businessPolicies: body.business_policies !== false,
+      description: String(body.description ?? title),
+      ...(Array.isArray(body.pictures) ? { pictures: body.pictures.map(String) } : {}),
+      ...(body.aspects && typeof body.aspects === 'object' ? { aspects: body.aspects as Record<string, string[]> } : {}),
+      ...(variations ? { variations } : {}),
     });
     res.status(201).json({ listing_id: listingId });
   });

@@ -439,7 +439,7 @@ function overview(state: SandboxState) {
       'POST /_sandbox/ebay/config {items_made_elsewhere}',
       'POST /_sandbox/ebay/revoke {refresh_token|portal_account}',
       'POST /_sandbox/ebay/orders {portal_account,lines[{sku,quantity,price,discount,collect_and_remit_tax,collect_and_remit_type}],currency,payment_status,payment_method: EBAY|ESCROW,refund,adjustment,buyer}',
-      'POST /_sandbox/ebay/legacy_listings {portal_account,sku,quantity,price}',
+      'POST /_sandbox/ebay/legacy_listings {portal_account,sku,quantity,price,format,title,description,pictures,aspects,business_policies,variations[{sku,quantity,price,aspects}]}',
       'GET /_sandbox/ebay/listings?portal_account=',
       'GET /_sandbox/ebay/orders/:order_id/shipping_fulfillment',
       "POST /_sandbox/amazon/config {feed_ms,listing_ms,pending_ms,page_size,rate_limit (the plans but the Orders ones),orders_rate_limit; null: the contracts' plans}",
