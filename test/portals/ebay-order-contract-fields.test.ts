@@ -10,6 +10,7 @@
  */
 import { expect } from 'chai';
 import { importOrders } from '../../lib/order-import/order-import.service';
+import { channelOrderOf } from '../../lib/portals/ebay/ebay-order.mapping';
 import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
@@ -194,8 +195,22 @@ describe('eBay orders with only what the Fulfillment API contract promises', fun
       },
     ];
 
+    // The shipping label: "Sellers must include this value on the shipping label immediately above the
+    // street address" (ShippingStep.shipToReferenceId). Here shipTo's name carries it already: not twice.
+    const shipTo = order.fulfillmentStartInstructions[0]!.shippingStep!.shipTo!;
+    const named = structuredClone(shipTo);
+    shipTo.fullName = 'uk_buyer';
     const kontor = await imported(seller, ebayId, id, 'cf-ebay-gsp');
-    expect(kontor.shipping.address).to.deep.include({ street: '1850 Airport Exchange Blvd', city: 'Erlanger', country_iso2: 'US' });
+    expect(kontor.shipping.address).to.deep.include({
+      name: 'uk_buyer',
+      name_2: 'Reference #5000012345',
+      street: '1850 Airport Exchange Blvd',
+      city: 'Erlanger',
+      country_iso2: 'US',
+    });
+    const carried = structuredClone(order);
+    carried.fulfillmentStartInstructions![0]!.shippingStep!.shipTo = named;
+    expect(channelOrderOf(carried).shipping.address).to.not.have.property('name_2');
     expect(kontor.customer).to.deep.include({ email: 'uk_buyer@example.co.uk', phone_1: '+44 20 7946 0000' });
     expect(kontor.customer.address).to.deep.include({ city: 'London', country_iso2: 'GB' });
   });

@@ -28,6 +28,22 @@ function address(contact: Schemas['ExtendedContact'] | undefined): ChannelOrderA
   });
 }
 
+/**
+ * The delivery address with the Global Shipping Program's reference, where eBay gives one
+ * (ShippingStep.shipToReferenceId: "Sellers must include this value on the shipping label
+ * immediately above the street address of the international shipping provider. Example:
+ * \"Reference #1234567890123456\""): in name_2, the line a label prints between the name and the
+ * street (decision; after a company name, where shipTo has one), unless a line of shipTo carries it
+ * already (a name "uk_buyer Reference #..."). Left out, the provider's hub could not match the
+ * parcel to the buyer's order, and it came back.
+ */
+function delivery(shipping: Schemas['ShippingStep'] | undefined): ChannelOrderAddress {
+  const to = address(shipping?.shipTo);
+  const reference = shipping?.shipToReferenceId;
+  if (!reference || Object.values(to).some((line) => typeof line === 'string' && line.includes(reference))) return to;
+  return { ...to, name_2: [to.name_2, `Reference #${reference}`].filter(Boolean).join(' / ') };
+}
+
 /** The billing address: the buyer's registration address, else the tax address eBay gives. */
 function billing(buyer: Schemas['Buyer'] | undefined): ChannelOrderAddress {
   if (buyer?.buyerRegistrationAddress?.contactAddress || buyer?.buyerRegistrationAddress?.fullName) return address(buyer.buyerRegistrationAddress);
@@ -453,7 +469,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
     shipping: clean({
       fee: deliveryFee(order, billed.left),
       method: shipping?.shippingServiceCode,
-      address: address(shipTo),
+      address: delivery(shipping),
     }),
     line: billed.lines,
     paid_amount: decimal(paid(order)),
