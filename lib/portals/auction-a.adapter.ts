@@ -52,8 +52,13 @@ export interface Warehouse {
   country_iso2: string;
 }
 
-/** One listing of a takeover: its SKU and offer at eBay, or eBay's reason for refusing it. */
-export type TakeOver = { listingId: string; sku: string; offerId: string | null } | { listingId: string; error: string };
+/**
+ * One listing of a takeover: every SKU and offer eBay made of it (one for a single-variation
+ * listing, one per variation of a multiple-variation listing) and the key of the inventory item
+ * group eBay made of a multiple-variation listing (null for another), or eBay's reason for
+ * refusing it.
+ */
+export type TakeOver = { listingId: string; items: { sku: string; offerId: string | null }[]; groupKey: string | null } | { listingId: string; error: string };
 
 const reviseValues = ['price', 'title', 'desc', 'sku', 'specs', 'widerruf', 'subtitle', 'pic', 'shipping', 'quantity', 'cat'] as const;
 /** revise_values carried by the inventory item; the others by the offer (quantity by both). */
@@ -612,7 +617,11 @@ export class AuctionAAdapter implements PortalAdapter {
    * inventory item and offer under its SKU, so CIA and revisions reach it by SKU. Listings made
    * through the Inventory API need no migration: list and CIA find their offers by SKU. eBay
    * migrates only fixed-price listings with a SKU and business policies; the others are
-   * answered with eBay's reason and stay as they are.
+   * answered with eBay's reason and stay as they are. A multiple-variation listing answers every
+   * variation's SKU and offer (MigrateListingResponse.inventoryItems: "multiple SKU values and
+   * offer IDs will be returned for multiple-variation listings") and the key of the inventory
+   * item group eBay made of it (inventoryItemGroupKey, "only returned for a multiple-variation
+   * listing"); only the first SKU was read before, so the other variations kept eBay's quantity.
    */
   async takeOver(target: PortalTarget, listingIds: string[]): Promise<TakeOver[]> {
     const out: TakeOver[] = [];
@@ -626,10 +635,10 @@ export class AuctionAAdapter implements PortalAdapter {
       const byId = new Map((answer.body.responses ?? []).map((r) => [r.listingId, r]));
       for (const listingId of batch) {
         const r = byId.get(listingId);
-        const item = r?.inventoryItems?.[0];
+        const items = (r?.inventoryItems ?? []).flatMap((i) => (i.sku ? [{ sku: i.sku, offerId: i.offerId ?? null }] : []));
         out.push(
-          r && Number(r.statusCode) < 300 && item?.sku
-            ? { listingId, sku: item.sku, offerId: item.offerId ?? null }
+          r && Number(r.statusCode) < 300 && items.length
+            ? { listingId, items, groupKey: r.inventoryItemGroupKey || null }
             : { listingId, error: ebayErrorText(r?.errors) ?? `auction_a did not answer for listing ${listingId}` },
         );
       }

@@ -37,7 +37,7 @@ export const portalAccountConnectEndpoints = [
   endpoint<{ portal_account_id: PortalAccountRef }, { listing_id?: string[]; sku?: string[] }>({
     method: 'POST',
     path: 'admin/portal_account/{portal_account_id}/take_over/',
-    summary: `Take over the seller's existing eBay listings (1 to ${maxTakeOverListings} in all): listing_id[] names listings made in Seller Hub or the Trading API, which are migrated to the Inventory API; sku[] names listings made through the Inventory API by another tool, which need no migration. Each is linked by its SKU to the stock item with that SKU, whose cia.auction_a is switched on. take_over[] answers per listing: taken_over (sku, stock_id), refused (eBay's reason), no_stock_item, ambiguous_sku or sku_differs.`,
+    summary: `Take over the seller's existing eBay listings (1 to ${maxTakeOverListings} in all): listing_id[] names listings made in Seller Hub or the Trading API, which are migrated to the Inventory API; sku[] names listings made through the Inventory API by another tool, which need no migration. Each is linked by its SKU to the stock item with that SKU, whose cia.auction_a is switched on; a multiple-variation listing is linked variation by variation. take_over[] answers per SKU with its listing_id: taken_over (sku, stock_id), refused (eBay's reason), no_stock_item, ambiguous_sku or sku_differs; the SKUs of a multiple-variation listing each with eBay's group_key (its inventory item group), and main_stock_id when the listing is recorded as that variation main's (its SKUs all linked to the main's variants), else a taken_over SKU's message says why not.`,
     scope: 'admin_w',
     params: Joi.object({ portal_account_id: portalAccountRef() }),
     body: Joi.object({

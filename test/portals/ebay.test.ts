@@ -369,10 +369,17 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     const auction = await legacy({ sku: 'BID-1', format: 'AUCTION' });
     const more = await Promise.all(Array.from({ length: 4 }, (_, i) => legacy({ sku: `BOWL-${i}`, quantity: 1 })));
     const taken = await adapter.takeOver(target, [vase, noSku, auction, ...more]);
-    expect(taken[0]).to.deep.include({ listingId: vase, sku: 'VASE-1' });
+    const vaseOffer = [...state.ebay.offers.values()].find((o) => o.sku === 'VASE-1' && o.account === String(target.portalAccountId))!.offerId;
+    // A single-variation listing: one SKU and offer, no inventory item group.
+    expect(taken[0]).to.deep.equal({ listingId: vase, items: [{ sku: 'VASE-1', offerId: vaseOffer }], groupKey: null });
     expect((taken[1] as { error: string }).error).to.match(/25002.*no SKU/);
     expect((taken[2] as { error: string }).error).to.match(/Auction listings cannot be migrated/);
-    expect(taken.slice(3).map((t) => (t as { sku: string }).sku)).to.deep.equal(['BOWL-0', 'BOWL-1', 'BOWL-2', 'BOWL-3']);
+    expect(taken.slice(3).map((t) => (t as { items: { sku: string }[] }).items.map((i) => i.sku))).to.deep.equal([
+      ['BOWL-0'],
+      ['BOWL-1'],
+      ['BOWL-2'],
+      ['BOWL-3'],
+    ]);
     expect(calls(target).filter((c) => c === 'POST /sell/inventory/v1/bulk_migrate_listing')).to.have.length(2);
     // The migrated listing keeps its id and is reached by SKU.
     expect(await adapter.setQuantities(target, [{ stockId: 30, quantity: 7, key: 'q', sku: 'VASE-1', group: {} }], 'k')).to.deep.equal([
@@ -439,7 +446,9 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
   it('when a SKU with a character eBay refuses for a new item is one eBay holds already (a Seller Hub listing taken over), then its revise, its list again and its quantity go through as before', async () => {
     const target = bare();
     const listingId = await sellerHubListing(target, { sku: 'LAMP_7', quantity: 3, price: '12.00', title: 'Lamp' });
-    expect((await adapter.takeOver(target, [listingId]))[0]).to.deep.include({ listingId, sku: 'LAMP_7' });
+    expect((await adapter.takeOver(target, [listingId]))[0])
+      .to.deep.include({ listingId, groupKey: null })
+      .and.nested.include({ 'items[0].sku': 'LAMP_7' });
     const lamp = { stockId: 7, name: 'Lamp', sku: 'LAMP_7', ean: null, price: '12.00', quantityAvailable: 3, group: { ...listable, name: 'Brass lamp' } };
     await adapter.revise(target, lamp, listingId, [], 'k1');
     const item = () => state.ebay.inventory.get(`${target.portalAccountId}|LAMP_7`) as { product: { title: string } };
