@@ -359,13 +359,14 @@ function setOffer(state: SandboxState, account: string, sku: string, attributes:
  * are at Amazon before CIA pushes them): an offer on a known product (ASIN), new, priced in each
  * marketplace (EUR unless named), quantity 0, processed, in these marketplaces.
  */
-export function sellerCentralListing(state: SandboxState, account: string, sku: string, marketplaceIds: string[], currency = 'EUR'): void {
+export function sellerCentralListing(state: SandboxState, account: string, sku: string, marketplaceIds: string[], currency = 'EUR', channel = 'DEFAULT'): void {
   const each = (value: Record<string, unknown>) => marketplaceIds.map((marketplace_id) => ({ ...value, marketplace_id }));
   const attributes = {
     merchant_suggested_asin: each({ value: 'B000SANDBOX' }),
     condition_type: each({ value: 'new_new' }),
     purchasable_offer: each({ currency, our_price: [{ schedule: [{ value_with_tax: 9.9 }] }] }),
-    fulfillment_availability: [{ fulfillment_channel_code: 'DEFAULT', quantity: 0 }],
+    // channel: the seller's own (DEFAULT), or Amazon's (AMAZON_EU ...: an FBA offer, whose quantity Amazon counts).
+    fulfillment_availability: [channel === 'DEFAULT' ? { fulfillment_channel_code: 'DEFAULT', quantity: 0 } : { fulfillment_channel_code: channel }],
   };
   setOffer(state, account, sku, attributes, 0, 'listing');
   for (const m of marketplaceIds) listIn(amazonOf(state), account, sku, m);

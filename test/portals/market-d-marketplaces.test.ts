@@ -353,6 +353,18 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(calls('MM-KONTOR', 'GET')).to.deep.equal([]);
   });
 
+  it("CIA at a SKU Kontor recorded no listing of that Amazon fulfils (FBA in Seller Central, the item not market_d.is_fba): refused naming FBA and is_fba, no patch (it would make the offer the seller's to ship)", async () => {
+    sellerCentralListing(sandbox.state, String(account), 'MM-SC-FBA', [DE], 'EUR', 'AMAZON_EU');
+    const [outcome] = await adapter.setQuantities(target, [quantity(51, 'MM-SC-FBA', 7)], 'batch-fba', recordedListings({}));
+    expect(outcome!.outcome).to.equal('refused');
+    expect((outcome as { message: string }).message)
+      .to.contain('Amazon fulfils SKU MM-SC-FBA itself (AMAZON_EU)')
+      .and.contain('market_d.is_fba');
+    expect(calls('MM-SC-FBA', 'PATCH')).to.deep.equal([]);
+    // The lookup asked for the offer's fulfilment (getListingsItem includedData fulfillmentAvailability).
+    expect(calls('MM-SC-FBA', 'GET').map((g) => g.query!.includedData)).to.deep.equal(['summaries,issues,fulfillmentAvailability']);
+  });
+
   it("CIA at a SKU whose listing Amazon holds without an offer (an earlier quantity alone made it): refused with Amazon's MISSING_PRICE issue, nothing sent", async () => {
     const made = await listingsCall(sandbox.url, account, 'PATCH', 'MM-STUB', `marketplaceIds=${DE},${FR}`, {
       productType: 'PRODUCT',

@@ -180,7 +180,7 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
   let item: Awaited<ReturnType<typeof readListing>>;
   try {
     // Its token was taken by the caller (SpApiSession.reserve).
-    item = await readListing(s, sku, ['summaries', 'issues'], true);
+    item = await readListing(s, sku, ['summaries', 'issues', 'fulfillmentAvailability'], true);
   } catch (err) {
     if (!lookupRefused(err)) throw err;
     return {
@@ -197,6 +197,22 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
   });
   if (marketplaceIds.length === 0)
     return refuse(`Amazon holds no listing of SKU ${sku} in ${s.marketplaceIds.join(', ')}, and a quantity alone makes no offer (no product, no price)`);
+  // Amazon fulfils the offer (FulfillmentAvailability.fulfillmentChannelCode "Designates which
+  // fulfillment network is used": AMAZON_EU ..., not DEFAULT, the seller's own): the patch, a
+  // replace of fulfillment_availability with DEFAULT and Kontor's quantity, would turn the FBA offer
+  // into one the seller ships, while the units sit in Amazon's warehouse. Kontor's item is not
+  // market_d.is_fba (those send no quantity: listings-feed.ts), so nothing is sent and the seller told.
+  const amazons = (item?.fulfillmentAvailability ?? []).map((f) => f.fulfillmentChannelCode).filter((code) => code !== 'DEFAULT');
+  if (amazons.length)
+    return {
+      stockId,
+      outcome: 'refused',
+      message:
+        `market_d: Amazon fulfils SKU ${sku} itself (${[...new Set(amazons)].join(', ')}), and a quantity of Kontor's would make the offer one the seller ships; the quantity of item ${stockId} was not sent (set market_d.is_fba on the item: Amazon then counts what its warehouse holds)`.slice(
+          0,
+          1000,
+        ),
+    };
   const missing = (item?.issues ?? []).filter((i) => i.severity === 'ERROR' && i.categories.some((c) => lacking.includes(c)));
   // Such an issue concerns the marketplaces it names (Issue.marketplaceIds), all when it names
   // none: a stub in FR (an earlier quantity's patch naming FR too) leaves the DE offer sellable,
