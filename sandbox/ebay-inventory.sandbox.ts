@@ -147,6 +147,11 @@ function mountOffers(router: express.Router, state: SandboxState): void {
   router.get(`${inventory}/offer`, (req, res) => {
     const account = res.locals.account as string;
     const sku = String(req.query.sku ?? '');
+    // getOffers' 400 25709 "Invalid value for {fieldName}": a SKU eBay cannot hold ("Max length: 50", the inventory item's sku).
+    if (sku.length > 50) {
+      res.status(400).json(error(25709, 'Invalid value for sku. A SKU has at most 50 characters.'));
+      return;
+    }
     const offers = readOffers(ebay, account, sku, ebay.offersOf(account, sku)).filter(
       (o) => (!req.query.marketplace_id || o.body.marketplaceId === req.query.marketplace_id) && (!req.query.format || o.body.format === req.query.format),
     );

@@ -3,7 +3,7 @@ import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs
 import { now } from '../clock';
 import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
-import { ebayCall, ebayErrorText } from './ebay/ebay-http';
+import { ebayCall, ebayErrorText, type EbayError } from './ebay/ebay-http';
 import {
   EbayInventoryItemGroup,
   EbayListing,
@@ -738,17 +738,23 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /** All offers of a SKU (getOffers by sku; eBay answers 404 or 400 25713 for none). */
   private async offersOf(target: PortalTarget, sku: string, marketplaceId?: string): Promise<Offer[]> {
-    const answer = await ebayCall<{ offers?: Offer[] }>(target, {
+    const found = await this.offersOrRefusal(target, sku, marketplaceId);
+    if ('refused' in found) throw portalInputError(this.portal, found.refused);
+    return found.offers;
+  }
+
+  /** getOffers of a SKU: its offers (none for eBay's 404, or 400 25713), or eBay's refusal of the SKU itself. */
+  private async offersOrRefusal(target: PortalTarget, sku: string, marketplaceId?: string): Promise<{ offers: Offer[] } | { refused: string }> {
+    const answer = await ebayCall<{ offers?: Offer[]; errors?: EbayError[] }>(target, {
       method: 'GET',
       path: `${inventory}/offer`,
       query: { sku, ...(marketplaceId ? { marketplace_id: marketplaceId } : {}) },
       // eBay answers 404 (or 400, errorId 25713) for a SKU without offers.
       accept: [404, 400],
     });
-    if (answer.status === 400 && !/25713|not available/i.test(ebayErrorText((answer.body as { errors?: [] }).errors) ?? '')) {
-      throw portalInputError(this.portal, `getOffers for SKU ${sku}: ${ebayErrorText((answer.body as { errors?: [] }).errors) ?? 'bad request'}`);
-    }
-    return answer.status >= 400 ? [] : (answer.body.offers ?? []);
+    const reason = ebayErrorText(answer.body.errors);
+    if (answer.status === 400 && !/25713|not available/i.test(reason ?? '')) return { refused: `getOffers for SKU ${sku}: ${reason ?? 'bad request'}` };
+    return { offers: answer.status >= 400 ? [] : (answer.body.offers ?? []) };
   }
 
   private async createOffer(target: PortalTarget, listing: EbayListing): Promise<string> {
@@ -801,13 +807,22 @@ export class AuctionAAdapter implements PortalAdapter {
       return (own ?? one)?.sku;
     };
     const skuOf = (u: QuantityUpdate) => recordedSku(u) ?? ebaySku(u.group, u.sku, u.stockId);
-    const { sent, clashes } = lowestPerListing(
+    const { sent: named, clashes } = lowestPerListing(
       updates.map((u) => ({ u, sku: skuOf(u) })),
       (r) => r.sku,
       'auction_a (eBay)',
     );
+    // A SKU eBay refuses to look up (getOffers' 400 25709 "Invalid value for {fieldName}") is its
+    // item's refusal: thrown, it failed the whole batch, and every later push took the same first
+    // waiting items again, so none of the account's other items reached eBay.
+    const lookups = await Promise.all(named.map(({ sku }) => this.offersOrRefusal(target, sku)));
+    const refusedLookups = named.flatMap(({ u }, i) => {
+      const found = lookups[i]!;
+      return 'refused' in found ? [{ stockId: u.stockId, outcome: 'refused' as const, message: `auction_a: ${found.refused}` }] : [];
+    });
+    const sent = named.filter((_, i) => 'offers' in lookups[i]!);
     const left = aids?.leftListings ? await aids.leftListings(sent.map(({ u }) => u.stockId)) : new Map<number, Set<string>>();
-    const all = await Promise.all(sent.map(async ({ sku }) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.offerId)));
+    const all = lookups.flatMap((found) => ('offers' in found ? [found.offers.filter((o) => o.status === 'PUBLISHED' && o.offerId)] : []));
     // bulkUpdatePriceQuantity takes offers[] only for published offers; auction offers take no quantity (25762).
     const published = all.map((offers) => offers.filter((o) => o.format !== 'AUCTION'));
     const leftOf = (i: number, o: Offer) => left.get(sent[i]!.u.stockId)?.has(o.listing?.listingId ?? '') ?? false;
@@ -843,7 +858,7 @@ export class AuctionAAdapter implements PortalAdapter {
       }))
       .filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
     const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
-    const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
+    const outcomes = new Map<number, QuantityOutcome>([...clashes, ...refusedLookups].map((c) => [c.stockId, c]));
     const unlisted = new Set(going.filter((g) => g.unlisted).map((g) => g.sku));
     // Of those sent under the item's SKU now with nothing of it at eBay: a live listing Kontor
     // recorded without its SKU (listed before Kontor kept it) was made under another one, and a
@@ -891,18 +906,35 @@ export class AuctionAAdapter implements PortalAdapter {
       ];
       return { sku, ...(item ? { shipToLocationAvailability: { quantity: Math.max(quantity, auctions) } } : {}), ...(all.length ? { offers: all } : {}) };
     });
-    const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
-      method: 'POST',
-      path: `${inventory}/bulk_update_price_quantity`,
-      body: { requests },
-    });
     // One response per offer (or per SKU without offers): a SKU is as good as its worst answer.
     const bySku = new Map<string | undefined, PriceQuantityResponse>();
-    for (const r of answer.body.responses ?? []) {
+    for (const r of await this.sendQuantities(target, requests)) {
       const seen = bySku.get(r.sku);
       if (!seen || (Number(seen.statusCode) < 300 && Number(r.statusCode) >= 300)) bySku.set(r.sku, r);
     }
     return bySku;
+  }
+
+  /**
+   * bulkUpdatePriceQuantity of the requests: eBay's answers per offer (or SKU). Its error table
+   * lists 25002, 25709 and 25759 as 400s of the call: answered so, the call is sent again one
+   * request at a time, and the entry eBay refuses is refused alone (its SKU answered with the call's
+   * errors) while the others go. Thrown, one bad entry failed every later push too, which took the
+   * same first waiting items again (decision; the contract does not say which errors are the
+   * call's and which an entry's).
+   */
+  private async sendQuantities(target: PortalTarget, requests: { sku: string }[]): Promise<PriceQuantityResponse[]> {
+    const answer = await ebayCall<{ responses?: PriceQuantityResponse[]; errors?: EbayError[] }>(target, {
+      method: 'POST',
+      path: `${inventory}/bulk_update_price_quantity`,
+      body: { requests },
+      accept: [400],
+    });
+    if (answer.status !== 400) return answer.body.responses ?? [];
+    if (requests.length === 1) return [{ sku: requests[0]!.sku, statusCode: 400, errors: answer.body.errors as PriceQuantityResponse['errors'] }];
+    const each: PriceQuantityResponse[] = [];
+    for (const request of requests) each.push(...(await this.sendQuantities(target, [request])));
+    return each;
   }
 
   /**

@@ -116,6 +116,46 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
       ).json()) as { order_id: string }
     ).order_id;
 
+  it('when eBay refuses one SKU’s lookup (getOffers 400 25709) or answers the whole bulk call 400 for one entry, then that item alone is refused and the others’ quantities reach eBay', async () => {
+    const target = bare();
+    state.ebay.itemsMadeElsewhere = true;
+    const long = `LONG-${'X'.repeat(50)}`;
+    const update = (stockId: number, sku: string, quantity: number) => ({ stockId, quantity, key: `q${stockId}`, sku, group: {} });
+    const bulkSent = () =>
+      state.requests
+        .filter((r) => r.portalAccount === String(target.portalAccountId) && r.path === '/sell/inventory/v1/bulk_update_price_quantity')
+        .map((r) => [r.status, (r.body as { requests: { sku: string }[] }).requests.map((q) => q.sku)]);
+    try {
+      const looked = await adapter.setQuantities(target, [update(140, 'OK-140', 4), update(141, long, 5), update(142, 'OK-142', 6)], 'k1');
+      expect(looked.map((o) => o.outcome)).to.deep.equal(['accepted', 'refused', 'accepted']);
+      expect((looked[1] as { message: string }).message)
+        .to.contain(`getOffers for SKU ${long}`)
+        .and.contain('25709');
+      expect(bulkSent()).to.deep.equal([[200, ['OK-140', 'OK-142']]]);
+
+      // bulkUpdatePriceQuantity's error table lists 25002 for the call (a 400), as eBay may answer it for one bad entry.
+      const whole = {
+        errors: [{ errorId: 25002, domain: 'API_INVENTORY', category: 'REQUEST', message: 'Any User error. The SKU BAD-144 cannot be updated.' }],
+      };
+      const calls = nock(url, { allowUnmocked: true })
+        .post('/sell/inventory/v1/bulk_update_price_quantity', (b: { requests: { sku: string }[] }) => b.requests.length > 1)
+        .reply(400, whole)
+        .post('/sell/inventory/v1/bulk_update_price_quantity', (b: { requests: { sku: string }[] }) => b.requests[0]!.sku === 'BAD-144')
+        .reply(400, whole);
+      const split = await adapter.setQuantities(target, [update(143, 'OK-143', 7), update(144, 'BAD-144', 8), update(145, 'OK-145', 9)], 'k2');
+      expect(calls.isDone()).to.equal(true);
+      expect(split.map((o) => o.outcome)).to.deep.equal(['accepted', 'refused', 'accepted']);
+      expect((split[1] as { message: string }).message)
+        .to.contain('answered 400 for SKU BAD-144')
+        .and.contain('25002');
+      expect(state.quantities(String(target.portalAccountId)).auction_a).to.deep.include({ 'OK-143': 7, 'OK-145': 9 });
+      expect(state.quantities(String(target.portalAccountId)).auction_a).to.not.have.property('BAD-144');
+    } finally {
+      state.ebay.itemsMadeElsewhere = false;
+      nock.cleanAll();
+    }
+  });
+
   it('when a listed item sells and CIA then pushes a new quantity, then the buyer sees that quantity (item and offer set together)', async () => {
     const target = bare();
     const lamp = { stockId: 20, name: 'Lamp', sku: 'LAMP-20', ean: null, price: '19.90', quantityAvailable: 4, group: listable };
