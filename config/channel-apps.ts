@@ -50,7 +50,22 @@ export const shopifyScopes = [
   'read_third_party_fulfillment_orders',
 ] as const;
 
+/**
+ * The Admin API versions Kontor can speak (SHOPIFY_API_VERSION). 2025-01 is the one whose schema
+ * Kontor holds (../shared/contracts/shopify/admin_schema_2025-01.json) and validates every document
+ * against; the 2026 ones are those Shopify's changelog describes the inventory changes of (the
+ * documents that differ are written per version in lib/portals/shopify/shopify-version.ts).
+ */
+export const shopifyApiVersions = ['2025-01', '2026-01', '2026-04', '2026-07', '2026-10'] as const;
+export type ShopifyApiVersion = (typeof shopifyApiVersions)[number];
+
 export interface ShopifyApplicationConfig {
+  /**
+   * SHOPIFY_API_VERSION: the Admin API version every call names in its path (default 2025-01, the
+   * one version whose schema the project can validate its documents against; Shopify answers a
+   * retired one with its oldest supported version: lib/portals/README.md "The version").
+   */
+  apiVersion: ShopifyApiVersion;
   /** SHOPIFY_API_KEY, SHOPIFY_API_SECRET: the app's client id and client secret (Partner Dashboard); null: not configured. The secret also verifies webhooks. */
   apiKey: string | null;
   apiSecret: string | null;
@@ -121,6 +136,9 @@ export const channelAppsSchema = {
   SHOPIFY_REDIRECT_URI: url(),
   SHOPIFY_WEBHOOK_URL: url(),
   SHOPIFY_STORE_URL: url(),
+  SHOPIFY_API_VERSION: Joi.string()
+    .valid(...shopifyApiVersions)
+    .default('2025-01'),
 };
 
 /** The two applications from the validated environment; development falls back to the sandbox. */
@@ -159,6 +177,7 @@ export function channelApps(
       redirectUri: str('SHOPIFY_REDIRECT_URI') ?? `${publicUrl}${connectPaths.shopifyCallback}`,
       webhookUrl: str('SHOPIFY_WEBHOOK_URL') ?? `${publicUrl}${connectPaths.shopifyWebhooks}`,
       storeUrl: str('SHOPIFY_STORE_URL') ?? (dev ? sandbox : null),
+      apiVersion: value.SHOPIFY_API_VERSION as ShopifyApiVersion,
     },
   };
 }

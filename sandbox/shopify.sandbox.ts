@@ -1,6 +1,8 @@
 /**
  * The sandbox's webshop: a Shopify store's Admin GraphQL API, version 2025-01, at
- * POST /admin/api/2025-01/graphql.json (as https://<shop>.myshopify.com). The schema is built at
+ * POST /admin/api/2025-01/graphql.json (as https://<shop>.myshopify.com), and the later versions
+ * Kontor may speak at theirs (2026-01 to 2026-10: no schema file of them, played as this one amended
+ * by the changelog's inventory set changes, shopify-versions.sandbox.ts). The schema is built at
  * start from Shopify's own introspection result (../shared/contracts/shopify/admin_schema_2025-01.json,
  * SOURCES.md there; read, never copied). Every request is checked in this order: the
  * X-Shopify-Access-Token header (401 as Shopify answers it), the query parsed and validated
@@ -37,7 +39,8 @@ import {
   validate,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
-import { shopifyScopes } from '../config/channel-apps';
+import { ShopifyApiVersion, shopifyApiVersions, shopifyScopes } from '../config/channel-apps';
+import { versionIntrospection, versionProblem } from './shopify-versions.sandbox';
 import { mountContractControls, violationsOf } from './contract/contract-gate';
 import { readContract } from './contract/contract-files';
 import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
@@ -87,17 +90,34 @@ const inventoryReasons = new Set([
   'shrinkage',
 ]);
 
+/** The version of the one schema file there is (SOURCES.md); the later versions are played from it (shopify-versions.sandbox.ts). */
 export const shopifyApiVersion = '2025-01';
 export const shopifyContractFolder = 'shopify';
 export const shopifyContractFile = `admin_schema_${shopifyApiVersion}.json`;
 
 let schema: GraphQLSchema | undefined;
+const laterSchemas = new Map<ShopifyApiVersion, GraphQLSchema>();
 
 /** The Admin API schema, built once per process from the introspection file (a missing folder or file stops the sandbox naming it). */
 export function shopifySchema(root?: string): GraphQLSchema {
   if (root !== undefined) return buildClientSchema((readContract(shopifyContractFolder, shopifyContractFile, root) as { data: IntrospectionQuery }).data);
   schema ??= buildClientSchema((readContract(shopifyContractFolder, shopifyContractFile) as { data: IntrospectionQuery }).data);
   return schema;
+}
+
+/**
+ * The schema the sandbox plays a version with: 2025-01 from its file; a later one (no file) as the
+ * 2025-01 file amended by the changelog's changes to the inventory set (versionIntrospection), built on first use.
+ */
+export function shopifySchemaOf(version: ShopifyApiVersion): GraphQLSchema {
+  if (version === shopifyApiVersion) return shopifySchema();
+  let later = laterSchemas.get(version);
+  if (!later) {
+    const base = (readContract(shopifyContractFolder, shopifyContractFile) as { data: IntrospectionQuery }).data;
+    later = buildClientSchema(versionIntrospection(base, version));
+    laterSchemas.set(version, later);
+  }
+  return later;
 }
 
 /** A development account's access token: the sandbox knows it by the portal account id (never valid at Shopify). */
@@ -1195,7 +1215,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         name: string;
         reason: string;
         ignoreCompareQuantity?: boolean;
-        quantities: { inventoryItemId: string; locationId: string; quantity: number; compareQuantity?: number }[];
+        quantities: { inventoryItemId: string; locationId: string; quantity: number; compareQuantity?: number; changeFromQuantity?: number | null }[];
       };
     }) => {
       const errors: UserError[] = [];
@@ -1245,7 +1265,17 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
             message: 'The specified location could not be found.',
             code: 'INVALID_LOCATION',
           });
-        if (!input.ignoreCompareQuantity && q.compareQuantity === undefined)
+        // From 2026-01 changeFromQuantity (only its versions' schema has it): "passing any value,
+        // including null" overrides compareQuantity and ignoreCompareQuantity; null skips the check;
+        // a value not held is CHANGE_FROM_QUANTITY_STALE (shopify-versions.sandbox.ts).
+        if (q.changeFromQuantity !== undefined) {
+          if (q.changeFromQuantity !== null && v && q.changeFromQuantity !== s.availableAt(q.inventoryItemId, q.locationId))
+            errors.push({
+              field: ['input', 'quantities', String(i), 'changeFromQuantity'],
+              message: 'The changeFromQuantity value does not match persisted value.',
+              code: 'CHANGE_FROM_QUANTITY_STALE',
+            });
+        } else if (!input.ignoreCompareQuantity && q.compareQuantity === undefined)
           errors.push({
             field: ['input', 'quantities', String(i), 'compareQuantity'],
             message: 'The compareQuantity argument must be given to each quantity or ignored using ignoreCompareQuantity.',
@@ -1816,13 +1846,14 @@ export function notifyOrder(state: SandboxState, o: ShopifyOrder, topic: 'ORDERS
   if (topic === 'ORDERS_CANCELLED') notifyTopic(app, o.account, 'ORDERS_UPDATED', restOrder(o));
 }
 
-function handler(state: SandboxState, s: ShopifyState) {
+/** The Admin API of one version (its path's): its schema (shopifySchemaOf) and, from 2026-04, what it refuses at runtime (versionProblem). */
+function handler(state: SandboxState, s: ShopifyState, version: ShopifyApiVersion) {
   const log = violationsOf(state);
   const record = (req: Request, problems: string[]) =>
     log.add({
       at: new Date().toISOString(),
       vendor: 'shopify',
-      contract: `Shopify Admin GraphQL API ${shopifyApiVersion}`,
+      contract: `Shopify Admin GraphQL API ${version}`,
       operationId: null,
       method: req.method,
       path: req.path,
@@ -1858,7 +1889,7 @@ function handler(state: SandboxState, s: ShopifyState) {
       res.status(400).json({ errors: { query: 'Required parameter missing or invalid' } });
       return;
     }
-    const schemaNow = shopifySchema();
+    const schemaNow = shopifySchemaOf(version);
     let doc: DocumentNode;
     try {
       doc = parse(body.query);
@@ -1892,6 +1923,12 @@ function handler(state: SandboxState, s: ShopifyState) {
         coerced.errors.map((e) => e.message),
       );
       res.json({ errors: coerced.errors.map((e) => ({ message: e.message, locations: e.locations, extensions: { code: 'INVALID_VARIABLE' } })) });
+      return;
+    }
+    const refused = versionProblem(version, schemaNow, op, coerced.coerced);
+    if (refused) {
+      record(req, [refused]);
+      res.json({ errors: [{ message: refused, path: ['inventorySetQuantities'] }] });
       return;
     }
     const cost = requestedCost(op, coerced.coerced);
@@ -1942,7 +1979,8 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   shopifySchema();
   const s = shopifyOf(state);
   mountContractControls(app, state);
-  app.post(`/admin/api/${shopifyApiVersion}/graphql.json`, handler(state, s));
+  // Every version Kontor may be set to speak (SHOPIFY_API_VERSION), each played as it differs.
+  for (const version of shopifyApiVersions) app.post(`/admin/api/${version}/graphql.json`, handler(state, s, version));
   mountShopifyApp(
     app,
     state,

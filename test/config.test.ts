@@ -26,12 +26,19 @@ describe('configuration', () => {
     expect(loadConfig({ PORTAL_CALLS_PER_SECOND: '10000', CIA_PUSH_WINDOW_MS: '0' }).ciaPushWindowMs).to.equal(0);
   });
 
+  it('when SHOPIFY_API_VERSION is not set, then the Shopify adapter speaks 2025-01 (the schema the project holds); a listed later version is taken', () => {
+    expect(loadConfig({}).shopifyApplication.apiVersion).to.equal('2025-01');
+    expect(loadConfig({ SHOPIFY_API_VERSION: '2026-10' }).shopifyApplication.apiVersion).to.equal('2026-10');
+  });
+
   for (const [variable, value] of [
     ['PORT', 'abc'],
     ['DATABASE_URL', 'mysql://x/y'],
     ['REDIS_URL', 'nope'],
     ['LOG_LEVEL', 'loud'],
     ['RATE_LIMIT_PER_WINDOW', '0'],
+    // Only the versions whose differences the adapter writes (config/channel-apps.ts shopifyApiVersions).
+    ['SHOPIFY_API_VERSION', '2025-04'],
   ]) {
     it(`when ${variable} is ${value}, then loading fails with a message naming ${variable}`, () => {
       expect(() => loadConfig({ [variable!]: value })).to.throw(ConfigError, variable);

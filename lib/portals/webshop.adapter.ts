@@ -3,7 +3,9 @@ import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
-import { refuseUserErrors, ShopifyAccessDenied, shopifyDocument, ShopifySession } from './shopify/shopify-client';
+import { refuseUserErrors, ShopifyAccessDenied, shopifyDocument, shopifyLaterDocument, ShopifySession } from './shopify/shopify-client';
+import { idempotentParts, idempotentVariables, quantityCompare, speaksChangeFrom, staleQuantityCodes } from './shopify/shopify-version';
+import { ShopifyApiVersion, shopifyApiVersions } from '../../config/channel-apps';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
@@ -84,10 +86,21 @@ const updateProduct = shopifyDocument(
 );
 const updateVariants = shopifyDocument(`mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
   productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`);
-/** The set, and of each item it changed whether its quantity bounds the store's sales (unsold: fresh on every push that moves it). */
-const setQuantities = shopifyDocument(`mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
-  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt
-    changes(quantityNames: ["available"]) { item { id tracked variant { inventoryPolicy } } } } userErrors { field message code } } }`);
+/**
+ * The set, and of each item it changed whether its quantity bounds the store's sales (unsold: fresh
+ * on every push that moves it). Per version only the idempotency key differs (shopify-version.ts):
+ * the 2025-01 document is registered for the schema check, the later one as a later document
+ * (no schema file of those versions: shopify-documents.test.ts).
+ */
+const setQuantitiesIn = (version: ShopifyApiVersion) => {
+  const { variable, directive } = idempotentParts(version);
+  return `mutation KontorQuantities($input: InventorySetQuantitiesInput!${variable}) {
+  inventorySetQuantities(input: $input)${directive} { inventoryAdjustmentGroup { id createdAt
+    changes(quantityNames: ["available"]) { item { id tracked variant { inventoryPolicy } } } } userErrors { field message code } } }`;
+};
+const setQuantities = new Map(
+  shopifyApiVersions.map((v) => [v, speaksChangeFrom(v) ? shopifyLaterDocument(setQuantitiesIn(v)) : shopifyDocument(setQuantitiesIn(v))]),
+);
 type InventoryChange = { item: { id: string; tracked: boolean; variant: { inventoryPolicy: string } | null } | null };
 /**
  * The `available` quantity of inventory items at one location: measured with the sandbox's cost
@@ -246,7 +259,7 @@ function saleOf(order: ShopifyOrderNode, byApp: Map<string, string>): StoreSale 
 }
 
 /**
- * What to set when Shopify's `available` is not what Kontor expected (COMPARE_QUANTITY_STALE),
+ * What to set when Shopify's `available` is not what Kontor expected (COMPARE_QUANTITY_STALE, from 2026-01 CHANGE_FROM_QUANTITY_STALE),
  * **decision (fail safe, never oversells):** lower than expected, the store sold units Kontor has
  * not read yet: Kontor's count less them (at least 0), since that count does not include them yet
  * (when the order comes in, Kontor's count falls and the next push compares against this set, so
@@ -328,7 +341,7 @@ function setOutcome(u: QuantityUpdate, sku: string, quantity: number, v: Variant
 /**
  * The service's own web shop (Stock_webshop_type), document 1's `webshop` CIA key. A portal
  * account connected with `shopify` is a Shopify store reached through its Admin GraphQL API
- * (version 2025-01, lib/portals/shopify/; README "webshop is a Shopify store"): a variant per
+ * (SHOPIFY_API_VERSION, default 2025-01, lib/portals/shopify/; README "webshop is a Shopify store"): a variant per
  * stock item addressed by SKU (created with its product when missing), quantities set with
  * inventorySetQuantities at the store's location, orders read by update time, shipments as
  * fulfilments with tracking. Any other target keeps the neutral JSON dialect of portal-http.ts.
@@ -420,10 +433,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
   /**
    * CIA with compare-and-set (README "CIA with compare-and-set"): the batch's variants (remembered,
    * else one productVariants query for up to 50), then one inventorySetQuantities of all of them at
-   * the store's location, name `available`, each with `compareQuantity` = what Kontor knows the
+   * the store's location, name `available`, each with `compareQuantity` (from 2026-01 `changeFromQuantity`) = what Kontor knows the
    * store to hold (shopify_inventory_set: what it last set, less the store's sales it has read
    * since; for an item never set, the store's quantity read first). Shopify applies such a call
-   * whole or not at all. COMPARE_QUANTITY_STALE: the store's quantity moved without Kontor; the
+   * whole or not at all. COMPARE_QUANTITY_STALE (CHANGE_FROM_QUANTITY_STALE): the store's quantity moved without Kontor; the
    * named items' `available` is read (one inventoryItems query) and sent again with it as the
    * compare quantity, lowered by what the store sold that Kontor has not read (`staleTarget`).
    * Other items its userErrors name are refused (retried when the inventory item is gone, looked
@@ -438,6 +451,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
   /** setQuantities at a Shopify store; `ciaActive`: CIA keeps these items' quantities here (`setOutcome`). */
   private async setAt(target: PortalTarget, updates: QuantityUpdate[], key: string, ciaActive: boolean): Promise<QuantityOutcome[]> {
     const s = new ShopifySession(target);
+    const version = s.creds.version;
     const { at, others } = await this.storeLocations(s);
     const location = at.id;
     const skus = updates.map((u) => skuOf({ stockId: u.stockId, sku: u.sku, group: u.group }));
@@ -475,14 +489,23 @@ export class WebshopAdapter extends HttpPortalAdapter {
           inventoryAdjustmentGroup: { createdAt: string; changes: InventoryChange[] } | null;
           userErrors: (UserErrors[number] & { code?: string | null })[];
         };
-      }>(setQuantities, {
-        input: {
-          name: 'available',
-          reason: 'correction',
-          referenceDocumentUri: `kontor://cia/${encodeURIComponent(key)}`,
-          quantities: pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, locationId: location, quantity: p.quantity, compareQuantity: p.compare })),
-        },
-      });
+      }>(
+        setQuantities.get(version)!,
+        idempotentVariables(version, setQuantities.get(version)!, {
+          input: {
+            name: 'available',
+            reason: 'correction',
+            referenceDocumentUri: `kontor://cia/${encodeURIComponent(key)}`,
+            // The quantity Kontor expects the store to hold: compareQuantity, or changeFromQuantity from 2026-01 (shopify-version.ts).
+            quantities: pending.map((p) => ({
+              inventoryItemId: p.v.inventoryItem.id,
+              locationId: location,
+              quantity: p.quantity,
+              ...quantityCompare(version, p.compare),
+            })),
+          },
+        }),
+      );
       const errors = answer.inventorySetQuantities.userErrors;
       if (errors.length === 0) {
         await shopifyInventoryRepository.recordSet(
@@ -524,7 +547,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
         const index = e.field && e.field[1] === 'quantities' ? Number(e.field[2]) : NaN;
         const p = Number.isInteger(index) ? pending[index] : undefined;
         if (!p) continue;
-        if (e.code === 'COMPARE_QUANTITY_STALE') {
+        if (e.code && staleQuantityCodes.has(e.code)) {
           stale.add(index);
           continue;
         }

@@ -174,6 +174,7 @@ describe('webshop at Shopify: cancellations both ways (the store cancels, the se
       setConfig({
         ...original,
         shopifyApplication: {
+          ...original.shopifyApplication,
           apiKey: developmentShopifyApplication.apiKey,
           apiSecret: developmentShopifyApplication.apiSecret,
           redirectUri: `${base}${connectPaths.shopifyCallback}`,

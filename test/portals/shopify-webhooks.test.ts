@@ -38,6 +38,7 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     setConfig({
       ...original,
       shopifyApplication: {
+        ...original.shopifyApplication,
         apiKey: developmentShopifyApplication.apiKey,
         apiSecret: developmentShopifyApplication.apiSecret,
         redirectUri: `${base}${connectPaths.shopifyCallback}`,

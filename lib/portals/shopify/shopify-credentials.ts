@@ -1,8 +1,7 @@
+import { config } from '../../../config';
+import type { ShopifyApiVersion } from '../../../config/channel-apps';
 import { portalRefused } from '../../errors';
 import type { PortalTarget } from '../portal.type';
-
-/** The Admin API version Kontor speaks (pinned; the sandbox plays the same version's schema). */
-export const shopifyApiVersion = '2025-01';
 
 /** A store's own domain: <name>.myshopify.com (the Admin API lives there, not at a central host). */
 export const shopifyDomainPattern = /^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$/;
@@ -12,6 +11,8 @@ export interface ShopifyCredentials {
   /** The GraphQL endpoint: the store's domain, or the sandbox for a development account. */
   endpoint: string;
   accessToken: string;
+  /** The Admin API version in the endpoint (SHOPIFY_API_VERSION): what the documents that differ by version are written for (shopify-version.ts). */
+  version: ShopifyApiVersion;
 }
 
 /** A development account's token: the sandbox knows it by the portal account id (never valid at Shopify). */
@@ -20,7 +21,7 @@ export const sandboxShopifyToken = (portalAccountId: number) => `shpat_sandbox_$
 /**
  * The portal account's store and token. An account with neither is a development account against
  * the sandbox (its base URL, a token naming the account); one with only one of them is refused
- * naming the other. The endpoint is the pinned version's graphql.json under the base URL.
+ * naming the other. The endpoint is the configured version's graphql.json under the base URL.
  */
 export function shopifyCredentials(target: PortalTarget): ShopifyCredentials {
   const c = target.credentials;
@@ -30,5 +31,6 @@ export function shopifyCredentials(target: PortalTarget): ShopifyCredentials {
   if (domain && !token) throw portalRefused(`webshop: portal account ${target.portalAccountId} lacks the credential access_token`);
   if (token && !domain) throw portalRefused(`webshop: portal account ${target.portalAccountId} lacks the credential shop_domain`);
   const base = new URL(target.baseUrl).origin;
-  return { endpoint: `${base}/admin/api/${shopifyApiVersion}/graphql.json`, accessToken: token ?? sandboxShopifyToken(target.portalAccountId) };
+  const version = config().shopifyApplication.apiVersion;
+  return { endpoint: `${base}/admin/api/${version}/graphql.json`, accessToken: token ?? sandboxShopifyToken(target.portalAccountId), version };
 }
