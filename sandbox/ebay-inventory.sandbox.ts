@@ -44,6 +44,38 @@ import {
 
 const inventory = '/sell/inventory/v1';
 
+/**
+ * createOrReplaceInventoryItem replaces an item it holds whole ("all fields that are currently
+ * defined for the inventory item record are required in that update action"); InventoryItem
+ * names the fields eBay refuses to lose: packageWeightAndSize "is required if an inventory item is
+ * being updated and shipping package data already exists", conditionDescription "if an inventory
+ * item is being updated and a condition description already exists". Each with the call's error
+ * of its kind: 25020 "invalid shipping package details", 25021 "invalid item condition
+ * information". A field not sent is otherwise gone, as the replacement says; never merged here.
+ */
+const keptOnReplace: { field: string; errorId: number; message: string }[] = [
+  {
+    field: 'packageWeightAndSize',
+    errorId: 25020,
+    message: 'The eBay listing associated with the inventory item, or the unpublished offer has invalid shipping package details.',
+  },
+  {
+    field: 'conditionDescription',
+    errorId: 25021,
+    message: 'The eBay listing associated with the inventory item, or the unpublished offer has invalid item condition information.',
+  },
+];
+
+/** The refusal of a replacement that leaves out a field the held item has and eBay requires again, or undefined. */
+function replacementProblem(held: Body | undefined, body: Body) {
+  const lost = keptOnReplace.find((k) => held?.[k.field] !== undefined && body[k.field] === undefined);
+  if (!lost) return undefined;
+  return error(
+    lost.errorId,
+    `${lost.message} ${lost.field} is required when an inventory item is updated and it holds ${lost.field} already: send the item as getInventoryItem answers it.`,
+  );
+}
+
 /** The offer as getOffers/getOffer answer it. */
 const offerView = (o: EbayOfferRecord) => ({
   ...o.body,
@@ -84,6 +116,11 @@ function mountItems(router: express.Router, state: SandboxState): void {
       res.status(400).json(limitError(broken));
       return;
     }
+    const dropped = replacementProblem(ebay.inventory.get(key(account, sku)), body);
+    if (dropped) {
+      res.status(400).json(dropped);
+      return;
+    }
     // Replacing the item revises its live listings (the call's note on the 250 revisions a day).
     const refusal = revise(ebay, ebay.offersOf(account, sku));
     if (refusal) {
@@ -91,6 +128,7 @@ function mountItems(router: express.Router, state: SandboxState): void {
       return;
     }
     ebay.inventory.set(key(account, sku), body);
+    ebay.locales.set(key(account, sku), String(req.get('Content-Language')));
     const before = state.offers.get(`auction_a|${account}|${sku}`)?.quantity;
     const view = refreshListing(state, account, sku);
     if (ebay.offersOf(account, sku).some((o) => o.status === 'PUBLISHED') && view.quantity !== before) refreshListing(state, account, sku, 'listing');
@@ -110,7 +148,10 @@ function mountItems(router: express.Router, state: SandboxState): void {
         ([id, group]) => id.startsWith(`${account}|`) && Array.isArray(group.variantSKUs) && group.variantSKUs.map(String).includes(String(req.params.sku)),
       )
       .map(([id]) => id.slice(account.length + 1));
-    res.json({ ...item, sku: String(req.params.sku), ...(groupIds.length ? { groupIds } : {}) });
+    // InventoryItemWithSkuLocaleGroupid.locale: "the natural language that was provided in the field
+    // values of the request payload" (its Content-Language); read-only, as sku and groupIds.
+    const locale = ebay.locales.get(key(account, String(req.params.sku))) ?? 'de_DE';
+    res.json({ ...item, sku: String(req.params.sku), locale: locale.replace('-', '_'), ...(groupIds.length ? { groupIds } : {}) });
   });
   router.get(`${inventory}/location`, (_req, res) => {
     const locations = [...ebay.locationsOf(res.locals.account as string).values()];

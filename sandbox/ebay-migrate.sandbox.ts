@@ -69,11 +69,59 @@ function specificationsOf(variations: LegacyVariation[]): { name: string; values
   return [...byName].map(([name, values]) => ({ name, values }));
 }
 
+/**
+ * What a listing made in Seller Hub holds beside what Kontor maps, and its migration carries into
+ * the inventory item and offer (the sandbox's choice of realistic values, each a field of
+ * InventoryItem / EbayOfferDetailsWithId): the package's weight and size (calculated shipping),
+ * a brand and the condition; the category, the listing's description, its business policies
+ * ("Migration Requirements") with best offer on, a store category, a quantity limit per buyer
+ * and the EU product safety data (GPSR: manufacturer and EU responsible person, `regulatory`).
+ * A revise from Kontor must keep them: eBay replaces the whole item and offer.
+ */
+export function sellerHubItem(legacy: LegacyListing, title: string, aspects?: Body): Body {
+  return {
+    condition: 'NEW',
+    packageWeightAndSize: {
+      dimensions: { height: 12, length: 30, width: 20, unit: 'CENTIMETER' },
+      packageType: 'MAILING_BOX',
+      weight: { value: 1.4, unit: 'KILOGRAM' },
+    },
+    product: {
+      title,
+      brand: 'Leuchtenwerk',
+      description: legacy.description,
+      ...(legacy.pictures?.length ? { imageUrls: legacy.pictures } : {}),
+      ...(aspects ? { aspects } : {}),
+    },
+  };
+}
+
+/** The offer's fields of a Seller Hub listing (sellerHubItem's note). */
+export function sellerHubOffer(legacy: LegacyListing, price: string): Body {
+  const company = { addressLine1: 'Industriestr. 4', city: 'Köln', postalCode: '51147', country: 'DE', email: 'safety@leuchtenwerk.example' };
+  return {
+    categoryId: '20697',
+    listingDescription: legacy.description,
+    listingPolicies: {
+      fulfillmentPolicyId: '6100001',
+      paymentPolicyId: '6100002',
+      returnPolicyId: '6100003',
+      bestOfferTerms: { bestOfferEnabled: true, autoDeclinePrice: { value: (Number(price) * 0.8).toFixed(2), currency: legacy.currency } },
+    },
+    storeCategoryNames: ['/Leuchten/Tischleuchten'],
+    quantityLimitPerBuyer: 3,
+    regulatory: {
+      manufacturer: { companyName: 'Leuchtenwerk GmbH', ...company },
+      responsiblePersons: [{ companyName: 'Leuchtenwerk Vertrieb GmbH', ...company, types: ['EUResponsiblePerson'] }],
+    },
+  };
+}
+
 /** One inventory item and published offer on the migrated listing, under the variation's (or listing's) SKU. */
 function migrateItem(state: SandboxState, legacy: LegacyListing, locationKey: string, own: { sku: string; quantity: number; price: string; aspects?: Body }) {
   const ebay = state.ebay;
   ebay.inventory.set(key(legacy.account, own.sku), {
-    product: { title: legacy.title, ...(own.aspects ? { aspects: own.aspects } : {}) },
+    ...sellerHubItem(legacy, legacy.title, own.aspects),
     availability: { shipToLocationAvailability: { quantity: own.quantity } },
   });
   const offerId = String(5000000000 + ebay.next());
@@ -91,6 +139,7 @@ function migrateItem(state: SandboxState, legacy: LegacyListing, locationKey: st
       availableQuantity: own.quantity,
       pricingSummary: { price: { value: own.price, currency: legacy.currency } },
       merchantLocationKey: locationKey,
+      ...sellerHubOffer(legacy, own.price),
     },
   });
   return { sku: own.sku, offerId };

@@ -70,6 +70,8 @@ export class EbayState {
   consents = new Map<string, Consent>();
   tokens = new Map<string, string>();
   inventory = new Map<string, Body>();
+  /** The Content-Language an inventory item was last written in, by key(account, sku): getInventoryItem answers it as its locale. */
+  locales = new Map<string, string>();
   offers = new Map<string, EbayOfferRecord>();
   /** Inventory item groups (createOrReplaceInventoryItemGroup) by key(account, inventoryItemGroupKey), as sent. */
   groups = new Map<string, Body>();
@@ -115,6 +117,7 @@ export class EbayState {
     this.consents.clear();
     this.tokens.clear();
     this.inventory.clear();
+    this.locales.clear();
     this.offers.clear();
     this.groups.clear();
     this.groupListings.clear();

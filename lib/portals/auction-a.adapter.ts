@@ -16,6 +16,7 @@ import {
   siteOf,
 } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage, fulfilledByEbay } from './ebay/ebay-order.mapping';
+import { EbayInventoryItemRead, inventoryItemGroupOver, inventoryItemOver, offerOver } from './ebay/ebay-replacement';
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { rateEbayBuyer } from './ebay/ebay-feedback';
 import { ebayDay } from './ebay/ebay-day';
@@ -135,7 +136,7 @@ export class AuctionAAdapter implements PortalAdapter {
     await this.putInventoryItem(target, listing);
     const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
     const offerId = existing?.offerId ?? (await this.createOffer(target, listing));
-    if (existing?.offerId) await this.updateOffer(target, existing.offerId, listing);
+    if (existing?.offerId) await this.updateOffer(target, existing, listing);
     // An offer that is live already is revised by updateOffer; publishing it again is not needed.
     if (existing?.status === 'PUBLISHED' && existing.listing?.listingId) return { portalItemId: existing.listing.listingId, listedSku: listing.sku };
     const published = await ebayCall<{ listingId?: string }>(target, {
@@ -216,7 +217,9 @@ export class AuctionAAdapter implements PortalAdapter {
     const listings = variation.variants.map((v) => ebayListing(v, location));
     const clash = listings.find((l) => l.sku === groupKey);
     if (clash) throw portalInputError(this.portal, `a variant of stock item ${variation.main.stockId} has the main's SKU ${groupKey}: give each its own`);
-    const members = await this.groupMembers(target, groupKey);
+    // Read once: its members (zeroLeaving, singleListings) and what its replacement keeps (ebay-replacement.ts).
+    const currentGroup = await this.inventoryItemGroup(target, groupKey);
+    const members = (currentGroup?.variantSKUs ?? []).map(String);
     const existing = await Promise.all(listings.map((l) => this.findOffer(target, l.sku, l.offer.marketplaceId, l.offer.format)));
     const { single, released } = await this.singleListings(
       target,
@@ -228,8 +231,8 @@ export class AuctionAAdapter implements PortalAdapter {
     );
     for (const [i, listing] of listings.entries()) {
       await this.putInventoryItem(target, listing);
-      const offerId = existing[i]?.offerId;
-      if (offerId) await this.updateOffer(target, offerId, listing);
+      const offer = existing[i];
+      if (offer?.offerId) await this.updateOffer(target, offer, listing);
       else await this.createOffer(target, listing);
     }
     // A variant listed on its own before it joined the main: createOrReplaceInventoryItemGroup
@@ -249,7 +252,7 @@ export class AuctionAAdapter implements PortalAdapter {
       method: 'PUT',
       path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
       headers: { 'Content-Language': site.language },
-      body: groupOf,
+      body: inventoryItemGroupOver(currentGroup, groupOf),
     });
     const published = await ebayCall<{ listingId?: string }>(target, {
       method: 'POST',
@@ -357,8 +360,8 @@ export class AuctionAAdapter implements PortalAdapter {
   }
 
   /** The SKU's inventory item at eBay (getInventoryItem), or undefined when eBay holds none. */
-  private async inventoryItem(target: PortalTarget, sku: string): Promise<{ groupIds?: string[] } | undefined> {
-    const item = await ebayCall<{ groupIds?: string[] }>(target, {
+  private async inventoryItem(target: PortalTarget, sku: string): Promise<(EbayInventoryItemRead & { groupIds?: string[] }) | undefined> {
+    const item = await ebayCall<EbayInventoryItemRead & { groupIds?: string[] }>(target, {
       method: 'GET',
       path: `${inventory}/inventory_item/${encodeURIComponent(sku)}`,
       accept: [400, 404],
@@ -372,18 +375,13 @@ export class AuctionAAdapter implements PortalAdapter {
   }
 
   /** The inventory item group of a key at eBay (getInventoryItemGroup), or undefined when eBay holds none (25705, before its first list). */
-  private async inventoryItemGroup(target: PortalTarget, groupKey: string): Promise<{ variantSKUs?: string[] } | undefined> {
-    const current = await ebayCall<{ variantSKUs?: string[] }>(target, {
+  private async inventoryItemGroup(target: PortalTarget, groupKey: string): Promise<(Record<string, unknown> & { variantSKUs?: string[] }) | undefined> {
+    const current = await ebayCall<Record<string, unknown> & { variantSKUs?: string[] }>(target, {
       method: 'GET',
       path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
       accept: [400, 404],
     });
     return current.status < 400 ? current.body : undefined;
-  }
-
-  /** The group's member SKUs at eBay (getInventoryItemGroup); none before its first list (25705, no group). */
-  private async groupMembers(target: PortalTarget, groupKey: string): Promise<string[]> {
-    return ((await this.inventoryItemGroup(target, groupKey))?.variantSKUs ?? []).map(String);
   }
 
   /**
@@ -450,7 +448,13 @@ export class AuctionAAdapter implements PortalAdapter {
       await ebayCall(target, { method: 'DELETE', path, accept: [400, 404] });
       return;
     }
-    await ebayCall(target, { method: 'PUT', path, headers: { 'Content-Language': language }, body: { ...current.body, variantSKUs: rest } });
+    // The group as eBay holds it, less its members that leave (and the key, the answer's only: ebay-replacement.ts).
+    await ebayCall(target, {
+      method: 'PUT',
+      path,
+      headers: { 'Content-Language': language },
+      body: inventoryItemGroupOver(current.body, { variantSKUs: rest }),
+    });
   }
 
   /**
@@ -480,7 +484,8 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /**
    * Revises a live listing. eBay's calls replace the whole inventory item or offer, so each
-   * sends the full mapping; revise_values choose which of the two is sent (all when empty).
+   * sends eBay's record with Kontor's mapping over it (ebay/ebay-replacement.ts); revise_values
+   * choose which of the two is sent (all when empty).
    */
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key: string): Promise<void> {
     const unlocated = listedListing(item);
@@ -507,7 +512,7 @@ export class AuctionAAdapter implements PortalAdapter {
     if (all || values.some((v) => offerValues.has(v))) {
       const offer = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
       if (!offer?.offerId) throw portalInputError(this.portal, `no offer for SKU ${listing.sku} to revise (listing ${portalItemId})`);
-      await this.updateOffer(target, offer.offerId, listing);
+      await this.updateOffer(target, offer, listing);
     }
   }
 
@@ -722,12 +727,20 @@ export class AuctionAAdapter implements PortalAdapter {
     return found;
   }
 
+  /**
+   * createOrReplaceInventoryItem of the listing's item. An item eBay holds is replaced whole ("all
+   * fields that are currently defined for the inventory item record are required ... it is
+   * advised that the seller run a getInventoryItem call"): it is read first and sent with
+   * Kontor's mapping over it (ebay/ebay-replacement.ts), so what the seller set at eBay stays.
+   * A new item (404) is created from the mapping alone.
+   */
   private async putInventoryItem(target: PortalTarget, listing: EbayListing): Promise<void> {
+    const current = await this.inventoryItem(target, listing.sku);
     await ebayCall(target, {
       method: 'PUT',
       path: `${inventory}/inventory_item/${encodeURIComponent(listing.sku)}`,
       headers: { 'Content-Language': listing.language },
-      body: listing.inventoryItem,
+      body: inventoryItemOver(current, listing.inventoryItem),
     });
   }
 
@@ -768,14 +781,19 @@ export class AuctionAAdapter implements PortalAdapter {
     return created.body.offerId;
   }
 
-  /** updateOffer takes the offer without its keys (sku, marketplaceId, format cannot change). */
-  private async updateOffer(target: PortalTarget, offerId: string, listing: EbayListing): Promise<void> {
-    const { sku: _sku, marketplaceId: _marketplace, format: _format, ...offer } = listing.offer;
+  /**
+   * updateOffer of an offer eBay holds (`current`, as getOffers answered it where Kontor found
+   * it: no read of its own). It "does a complete replacement of the existing offer object, so all
+   * fields that make up the current offer object are required": eBay's offer goes back with
+   * Kontor's mapping over it (ebay/ebay-replacement.ts), without its keys (sku, marketplaceId,
+   * format cannot change) and read-only fields.
+   */
+  private async updateOffer(target: PortalTarget, current: Offer, listing: EbayListing): Promise<void> {
     await ebayCall(target, {
       method: 'PUT',
-      path: `${inventory}/offer/${encodeURIComponent(offerId)}`,
+      path: `${inventory}/offer/${encodeURIComponent(current.offerId!)}`,
       headers: { 'Content-Language': listing.language },
-      body: offer,
+      body: offerOver(current, listing.offer),
     });
   }
 

@@ -105,6 +105,17 @@ describe('auction_a: a multiple-variation eBay listing taken over (sandbox)', fu
     const adapter = new AuctionAAdapter();
     expect((await adapter.listVariations(target, variation, 'k1')).portalItemId).to.equal(listingId);
     expect((await listingsOf(account)).map((l) => [l.sku, l.listingId, l.quantity])).to.deep.equal(skus.map((s) => [s, listingId, 2]));
+    // What eBay held of each variation and Kontor does not map stays (eBay replaces whole records): its package, its product safety data.
+    expect(await ebayGet(account, 'inventory_item/TEE-M'))
+      .to.have.property('packageWeightAndSize')
+      .that.deep.equals({
+        dimensions: { height: 12, length: 30, width: 20, unit: 'CENTIMETER' },
+        packageType: 'MAILING_BOX',
+        weight: { value: 1.4, unit: 'KILOGRAM' },
+      });
+    expect(await ebayGet(account, `offer/${offerOf('TEE-M')}`))
+      .to.have.nested.property('regulatory.manufacturer.companyName')
+      .that.equals('Leuchtenwerk GmbH');
     await adapter.endVariations(target, variation, 'k2');
     expect((await listingsOf(account)).map((l) => l.status)).to.deep.equal(['UNPUBLISHED', 'UNPUBLISHED', 'UNPUBLISHED']);
   });

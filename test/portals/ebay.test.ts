@@ -64,12 +64,14 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(calls(target)).to.deep.equal([
       // The seller's inventory location (publishOffer needs one; issue 30: no longer set by hand).
       'GET /sell/inventory/v1/location',
+      // eBay's item, if any, whose replacement keeps what Kontor does not map (none here: 404, created).
+      'GET /sell/inventory/v1/inventory_item/LAMP-1',
       'PUT /sell/inventory/v1/inventory_item/LAMP-1',
       'GET /sell/inventory/v1/offer',
       'POST /sell/inventory/v1/offer',
       `POST /sell/inventory/v1/offer/${[...state.ebay.offers.values()].find((o) => o.sku === 'LAMP-1' && o.account === String(target.portalAccountId))!.offerId}/publish`,
     ]);
-    const [, put, lookup, create] = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId));
+    const [, , put, lookup, create] = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId));
     expect(put!.body).to.deep.include({ availability: { shipToLocationAvailability: { quantity: 4 } } });
     expect(lookup!.body).to.deep.equal({ sku: 'LAMP-1', marketplace_id: 'EBAY_DE' });
     expect(create!.body).to.deep.include({
@@ -443,7 +445,8 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(update.body).to.not.have.any.keys('sku', 'marketplaceId', 'format');
     state.requests = [];
     await adapter.revise(target, { ...lamp, group: { ...listable, name: 'Brass desk lamp' } }, portalItemId, ['title'], 'k3');
-    expect(calls(target)).to.deep.equal(['PUT /sell/inventory/v1/inventory_item/LAMP-2']);
+    // getInventoryItem first: the item's replacement keeps what eBay holds and Kontor does not map.
+    expect(calls(target)).to.deep.equal(['GET /sell/inventory/v1/inventory_item/LAMP-2', 'PUT /sell/inventory/v1/inventory_item/LAMP-2']);
   });
 
   it('when a listing is ended, then the SKU’s published offer is withdrawn and the sandbox shows 0', async () => {
@@ -480,7 +483,7 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     );
     state.requests = [];
     await adapter.list(target, { ...base, sku: 'LAMP-5' }, 'k');
-    expect(calls(target)[1]).to.equal('PUT /sell/inventory/v1/inventory_item/LAMP-5');
+    expect(calls(target).slice(1, 3)).to.deep.equal(['GET /sell/inventory/v1/inventory_item/LAMP-5', 'PUT /sell/inventory/v1/inventory_item/LAMP-5']);
   });
 
   it('when a SKU with a character eBay refuses for a new item is one eBay holds already (a Seller Hub listing taken over), then its revise, its list again and its quantity go through as before', async () => {

@@ -267,7 +267,11 @@ function pricingOf(item: ListingItem, currency: string): Pick<EbayOffer, 'format
   };
 }
 
-/** Listing policies: the seller profiles' ids (eBay business policies) and best offer terms. */
+/**
+ * Listing policies: the seller profiles' ids (eBay business policies) and best offer terms. A
+ * best_offer switched off (is_active false) is sent as bestOfferEnabled false: a revise keeps
+ * eBay's fields Kontor leaves out (ebay-replacement.ts), so leaving it out kept eBay's best offer on.
+ */
 function policiesOf(group: Group, currency: string): EbayOffer['listingPolicies'] {
   const bestOffer = sub(group, 'best_offer');
   return clean({
@@ -281,7 +285,9 @@ function policiesOf(group: Group, currency: string): EbayOffer['listingPolicies'
             autoAcceptPrice: amount(text(bestOffer, 'auto_accept_price'), currency),
             autoDeclinePrice: amount(text(bestOffer, 'min_price'), currency),
           })
-        : undefined,
+        : bestOffer.is_active === false
+          ? { bestOfferEnabled: false }
+          : undefined,
   });
 }
 
