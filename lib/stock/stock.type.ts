@@ -105,6 +105,26 @@ const ciaType = () =>
     event: nullIsAbsent(ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(eventTarget()) })),
   });
 
+/**
+ * A group's prices per currency (ours: document 2 gives market_d and market_e one price and no
+ * currency), keyed by currency_id, with the group's own fields beside the price.
+ */
+const currencyPrices = (more: Record<string, Joi.Schema> = {}) =>
+  keyedBy(
+    'currency_id',
+    list(
+      group({
+        currency_id: Joi.string()
+          .trim()
+          .uppercase()
+          .pattern(/^[A-Z]{3}$/, 'ISO 4217 code')
+          .required(),
+        price: money().required(),
+        ...more,
+      }),
+    ),
+  );
+
 const marketE = () =>
   group({
     quantity: quantityInt(),
@@ -129,20 +149,7 @@ const marketE = () =>
     // Ours (document 2 gives market_e one price and no currency; market_e.price is taken as EUR):
     // the price, and the Smart Pricing minimum, in a currency, for the Kaufland storefronts that
     // sell in it (cz CZK, pl PLN; lib/portals README, market_e "Prices per currency").
-    currency_prices: keyedBy(
-      'currency_id',
-      list(
-        group({
-          currency_id: Joi.string()
-            .trim()
-            .uppercase()
-            .pattern(/^[A-Z]{3}$/, 'ISO 4217 code')
-            .required(),
-          price: money().required(),
-          price_min: money(),
-        }),
-      ),
-    ),
+    currency_prices: currencyPrices({ price_min: money() }),
   });
 
 const marketD = () =>
@@ -161,19 +168,7 @@ const marketD = () =>
     price: money(),
     // Ours (document 2 gives market_d one price and no currency): the price in a currency, for the
     // Amazon marketplaces that sell in another currency than market_d.price (lib/portals README, market_d).
-    currency_prices: keyedBy(
-      'currency_id',
-      list(
-        group({
-          currency_id: Joi.string()
-            .trim()
-            .uppercase()
-            .pattern(/^[A-Z]{3}$/, 'ISO 4217 code')
-            .required(),
-          price: money().required(),
-        }),
-      ),
-    ),
+    currency_prices: currencyPrices(),
     id: text(64),
     comment: text(),
     is_fba: bool(),

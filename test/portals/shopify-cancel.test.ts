@@ -9,7 +9,8 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import type { Worker } from 'bullmq';
 import { config, setConfig } from '../../config';
-import { connectPaths, developmentShopifyApplication, shopifyScopes } from '../../config/channel-apps';
+import { shopifyScopes } from '../../config/channel-apps';
+import { withDevelopmentShopifyApp } from './shopify-support';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
@@ -171,17 +172,7 @@ describe('webshop at Shopify: cancellations both ways (the store cancels, the se
       // as its webhooks then reach Kontor and import what the tests above import themselves.
       const base = await apiBase();
       original = config();
-      setConfig({
-        ...original,
-        shopifyApplication: {
-          ...original.shopifyApplication,
-          apiKey: developmentShopifyApplication.apiKey,
-          apiSecret: developmentShopifyApplication.apiSecret,
-          redirectUri: `${base}${connectPaths.shopifyCallback}`,
-          webhookUrl: `${base}${connectPaths.shopifyWebhooks}`,
-          storeUrl: sandbox.url,
-        },
-      });
+      setConfig(withDevelopmentShopifyApp(original, base, sandbox.url));
     });
     after(() => setConfig(original));
 

@@ -1,4 +1,6 @@
 /** What the Shopify adapter suites share: the sandbox keeping Shopify's contract, and a new store (portal account) for each test. */
+import type { Config } from '../../config';
+import { connectPaths, developmentShopifyApplication } from '../../config/channel-apps';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 
@@ -32,4 +34,19 @@ export async function postToSandbox(
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The configuration with Kontor's development app installed at the sandbox's stores (storeUrl), its consent and webhooks coming back to the API at base. */
+export function withDevelopmentShopifyApp(original: Config, base: string, storeUrl: string): Config {
+  return {
+    ...original,
+    shopifyApplication: {
+      ...original.shopifyApplication,
+      apiKey: developmentShopifyApplication.apiKey,
+      apiSecret: developmentShopifyApplication.apiSecret,
+      redirectUri: `${base}${connectPaths.shopifyCallback}`,
+      webhookUrl: `${base}${connectPaths.shopifyWebhooks}`,
+      storeUrl,
+    },
+  };
 }

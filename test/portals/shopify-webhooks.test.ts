@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { connectPaths, developmentShopifyApplication } from '../../config/channel-apps';
+import { withDevelopmentShopifyApp } from './shopify-support';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
@@ -35,17 +36,7 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     base = await apiBase();
     worker = await startQueueWorker('order_import', orderImportProcessors, 'shopwh');
     original = config();
-    setConfig({
-      ...original,
-      shopifyApplication: {
-        ...original.shopifyApplication,
-        apiKey: developmentShopifyApplication.apiKey,
-        apiSecret: developmentShopifyApplication.apiSecret,
-        redirectUri: `${base}${connectPaths.shopifyCallback}`,
-        webhookUrl: `${base}${connectPaths.shopifyWebhooks}`,
-        storeUrl: sandbox.url,
-      },
-    });
+    setConfig(withDevelopmentShopifyApp(original, base, sandbox.url));
     await post('/_sandbox/shopify/config', { webhook_retry_ms: 20 });
   });
   after(async () => {
