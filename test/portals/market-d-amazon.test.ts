@@ -507,7 +507,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
         packageReferenceId: '1',
         carrierCode: 'DHL',
         trackingNumber: '00340434161094042557',
-        shipDate: '2026-11-23T12:00:00.000Z',
+        shipDate: '2026-11-23T12:00:00Z',
         orderItems: [{ orderItemId: itemId, quantity: 2 }],
       },
       marketplaceId: DE,
@@ -535,9 +535,9 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(Date.parse(shipDate)).to.be.at.most(sentAt);
     expect(shipDate.slice(0, 10)).to.equal(today);
     // The rule alone: noon UTC of the day, unless that is still ahead.
-    expect(amazonShipDate('2026-11-29', new Date('2026-11-29T08:15:00Z'))).to.equal('2026-11-29T08:15:00.000Z');
-    expect(amazonShipDate('2026-11-28', new Date('2026-11-29T08:15:00Z'))).to.equal('2026-11-28T12:00:00.000Z');
-    expect(amazonShipDate('2026-11-30T01:00:00+09:00', new Date('2026-11-29T20:00:00Z'))).to.equal('2026-11-29T16:00:00.000Z');
+    expect(amazonShipDate('2026-11-29', new Date('2026-11-29T08:15:00.250Z'))).to.equal('2026-11-29T08:15:00Z');
+    expect(amazonShipDate('2026-11-28', new Date('2026-11-29T08:15:00Z'))).to.equal('2026-11-28T12:00:00Z');
+    expect(amazonShipDate('2026-11-30T01:00:00+09:00', new Date('2026-11-29T20:00:00Z'))).to.equal('2026-11-29T16:00:00Z');
   });
 
   it('LWA: the refresh token is exchanged once and the access token is reused for the following calls', async () => {

@@ -32,9 +32,9 @@ const carrierCodes: Record<string, string> = {
  * ebayShippedDate keeps to the same rule). Now when send_mit gives none or one that cannot be read.
  */
 export function amazonShipDate(date: string | undefined, now = new Date()): string {
-  if (!date) return now.toISOString();
-  const parsed = new Date(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T12:00:00Z` : date);
-  return Number.isNaN(parsed.getTime()) || parsed > now ? now.toISOString() : parsed.toISOString();
+  const parsed = new Date(date && /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T12:00:00Z` : (date ?? now));
+  // Whole seconds, as the contract's examples and Seller Central write it ("2026-11-24T12:00:00Z").
+  return (Number.isNaN(parsed.getTime()) || parsed > now ? now : parsed).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** carrierCode (and carrierName for Other) of a deliverer. */
