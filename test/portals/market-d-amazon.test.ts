@@ -477,14 +477,18 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     });
   });
 
-  it('send_mit: confirmShipment of the Amazon order with packageDetail and the order items', async () => {
-    const sold = (await (
+  /** A sale of S-1 at the sandbox's Amazon (POST /_sandbox/sell): the Amazon order's id. */
+  const sellS1 = async (quantity: number) =>
+    (await (
       await fetch(`${sandbox.url}/_sandbox/sell`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ portal: 'market_d', portal_account: account, sku: 'S-1', quantity: 2, price: '5.00' }),
+        body: JSON.stringify({ portal: 'market_d', portal_account: account, sku: 'S-1', quantity, price: '5.00' }),
       })
     ).json()) as { order_id: string };
+
+  it('send_mit: confirmShipment of the Amazon order with packageDetail and the order items', async () => {
+    const sold = await sellS1(2);
     const order = amazonOf(sandbox.state).orders.get(sold.order_id)!;
     const itemId = order.lines[0]!.orderItemId;
     await adapter.markShipped(
@@ -518,13 +522,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it('send_mit dated today: the shipDate sent is not later than the confirmation (noon UTC of today can be hours ahead)', async () => {
-    const sold = (await (
-      await fetch(`${sandbox.url}/_sandbox/sell`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ portal: 'market_d', portal_account: account, sku: 'S-1', quantity: 1, price: '5.00' }),
-      })
-    ).json()) as { order_id: string };
+    const sold = await sellS1(1);
     const itemId = amazonOf(sandbox.state).orders.get(sold.order_id)!.lines[0]!.orderItemId;
     const today = new Date().toISOString().slice(0, 10);
     const shipment = { orderId: '14_2026_11', externalOrderId: sold.order_id, lines: [{ transactionId: itemId, quantity: 1 }], carrier: 'DHL' };

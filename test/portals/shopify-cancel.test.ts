@@ -26,6 +26,21 @@ import { apiBase, call, newSeller, Seller } from '../support/api';
 import { failure } from '../support/failure';
 import { readOrder, stockQuantity } from '../order/helpers';
 
+/** The seller cancels the order in Kontor; the channel cancel job's end. */
+async function cancelledInKontor(seller: Seller, orderId: string) {
+  const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });
+  expect(res.status, res.text).to.equal(200);
+  return waitFor(
+    'the channel cancel job to end',
+    async () =>
+      (await db()('outbox')
+        .first('finished_at', 'result', 'error')
+        .where({ account_id: seller.id, job_name: 'order.channel_cancel' })
+        .whereNotNull('finished_at')) as { result: unknown; error: string | null } | undefined,
+    20000,
+  );
+}
+
 describe('webshop at Shopify: cancellations both ways (the store cancels, the seller cancels in Kontor)', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
@@ -102,18 +117,7 @@ describe('webshop at Shopify: cancellations both ways (the store cancels, the se
 
   it('when the seller cancels a Shopify order in Kontor, then the store cancels it once with orderCancel (refunded, not restocked), Kontor pushes the quantity, and the next fetch brings only the store’s refund', async () => {
     const { seller, shopId, stockId, gid, orderId, s, available, atEbay } = await soldInTheStore('SC-KONTOR-1');
-    const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });
-    expect(res.status, res.text).to.equal(200);
-
-    const job = await waitFor(
-      'the channel cancel job to finish',
-      async () =>
-        (await db()('outbox')
-          .first('finished_at', 'result', 'error')
-          .where({ account_id: seller.id, job_name: 'order.channel_cancel' })
-          .whereNotNull('finished_at')) as { result: unknown; error: string | null } | undefined,
-      20000,
-    );
+    const job = await cancelledInKontor(seller, orderId);
     expect(job.error).to.equal(null);
     expect(job.result).to.deep.include({ sent: true, channel: 'webshop' });
     const atStore = s.orders.get(gid)!;
@@ -220,21 +224,6 @@ describe('webshop at Shopify: cancellations both ways (the store cancels, the se
       );
       await waitFor('8 in Kontor', async () => ((await stockQuantity(seller, stockId)) === 8 ? true : undefined), 20000);
       return { shop, target, stockId, gid, orderId: row.id, granted };
-    }
-
-    /** The seller cancels the order in Kontor; the channel cancel job's end. */
-    async function cancelledInKontor(seller: Seller, orderId: string) {
-      const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });
-      expect(res.status, res.text).to.equal(200);
-      return waitFor(
-        'the channel cancel job to end',
-        async () =>
-          (await db()('outbox')
-            .first('finished_at', 'result', 'error')
-            .where({ account_id: seller.id, job_name: 'order.channel_cancel' })
-            .whereNotNull('finished_at')) as { result: unknown; error: string | null } | undefined,
-        20000,
-      );
     }
 
     it("when a store installed before Kontor asked write_orders gets a seller's cancellation, then Shopify denies orderCancel and the job fails for good naming write_orders and asking to connect the store again and to cancel it in Shopify's admin; the order stays open there", async () => {
