@@ -61,9 +61,9 @@ export type ShopifyApiVersion = (typeof shopifyApiVersions)[number];
 
 export interface ShopifyApplicationConfig {
   /**
-   * SHOPIFY_API_VERSION: the Admin API version every call names in its path (default 2025-01, the
-   * one version whose schema the project can validate its documents against; Shopify answers a
-   * retired one with its oldest supported version: lib/portals/README.md "The version").
+   * SHOPIFY_API_VERSION: the Admin API version every call names in its path (default 2026-07, a
+   * supported one, as the contract's SOURCES.md advises; Shopify answers a retired one with its
+   * oldest supported version: lib/portals/README.md "The version").
    */
   apiVersion: ShopifyApiVersion;
   /** SHOPIFY_API_KEY, SHOPIFY_API_SECRET: the app's client id and client secret (Partner Dashboard); null: not configured. The secret also verifies webhooks. */
@@ -138,7 +138,7 @@ export const channelAppsSchema = {
   SHOPIFY_STORE_URL: url(),
   SHOPIFY_API_VERSION: Joi.string()
     .valid(...shopifyApiVersions)
-    .default('2025-01'),
+    .default('2026-07'),
 };
 
 /** The two applications from the validated environment; development falls back to the sandbox. */

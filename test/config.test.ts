@@ -26,8 +26,9 @@ describe('configuration', () => {
     expect(loadConfig({ PORTAL_CALLS_PER_SECOND: '10000', CIA_PUSH_WINDOW_MS: '0' }).ciaPushWindowMs).to.equal(0);
   });
 
-  it('when SHOPIFY_API_VERSION is not set, then the Shopify adapter speaks 2025-01 (the schema the project holds); a listed later version is taken', () => {
-    expect(loadConfig({}).shopifyApplication.apiVersion).to.equal('2025-01');
+  it('when SHOPIFY_API_VERSION is not set, then the Shopify adapter speaks 2026-07 (supported until at least 2027-07); a listed version is taken', () => {
+    expect(loadConfig({}).shopifyApplication.apiVersion).to.equal('2026-07');
+    expect(loadConfig({ SHOPIFY_API_VERSION: '2025-01' }).shopifyApplication.apiVersion).to.equal('2025-01');
     expect(loadConfig({ SHOPIFY_API_VERSION: '2026-10' }).shopifyApplication.apiVersion).to.equal('2026-10');
   });
 

@@ -341,7 +341,7 @@ function setOutcome(u: QuantityUpdate, sku: string, quantity: number, v: Variant
 /**
  * The service's own web shop (Stock_webshop_type), document 1's `webshop` CIA key. A portal
  * account connected with `shopify` is a Shopify store reached through its Admin GraphQL API
- * (SHOPIFY_API_VERSION, default 2025-01, lib/portals/shopify/; README "webshop is a Shopify store"): a variant per
+ * (SHOPIFY_API_VERSION, default 2026-07, lib/portals/shopify/; README "webshop is a Shopify store"): a variant per
  * stock item addressed by SKU (created with its product when missing), quantities set with
  * inventorySetQuantities at the store's location, orders read by update time, shipments as
  * fulfilments with tracking. Any other target keeps the neutral JSON dialect of portal-http.ts.

@@ -12,9 +12,11 @@ import { shopifyStoreForEach } from './shopify-support';
  * CIA pushes to a Shopify store compare and set (InventoryQuantityInput.compareQuantity, "The
  * current quantity to be compared against the persisted quantity"; COMPARE_QUANTITY_STALE): a
  * sale in the store that Kontor has not imported yet is not undone by a push of Kontor's count.
+ * In the default version, 2026-07, the compare is sent as its successor changeFromQuantity
+ * (lib/portals/shopify/shopify-version.ts); 2025-01's compareQuantity: shopify-api-version.test.ts.
  */
 const adapter = new WebshopAdapter();
-type SentQuantity = { inventoryItemId: string; locationId: string; quantity: number; compareQuantity?: number };
+type SentQuantity = { inventoryItemId: string; locationId: string; quantity: number; changeFromQuantity?: number };
 
 const item = (quantityAvailable: number, sku = 'CMP-1'): ListingItem => ({
   stockId: 1,
@@ -81,8 +83,8 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
         .slice(-2)
         .map((c) => c.quantities[0]),
     ).to.deep.equal([
-      { inventoryItemId: quantityCalls().at(-1)!.quantities[0]!.inventoryItemId, locationId: 'gid://shopify/Location/1', quantity: 4, compareQuantity: 5 },
-      { inventoryItemId: quantityCalls().at(-1)!.quantities[0]!.inventoryItemId, locationId: 'gid://shopify/Location/1', quantity: 3, compareQuantity: 4 },
+      { inventoryItemId: quantityCalls().at(-1)!.quantities[0]!.inventoryItemId, locationId: 'gid://shopify/Location/1', quantity: 4, changeFromQuantity: 5 },
+      { inventoryItemId: quantityCalls().at(-1)!.quantities[0]!.inventoryItemId, locationId: 'gid://shopify/Location/1', quantity: 3, changeFromQuantity: 4 },
     ]);
 
     // The order comes in: Kontor's count falls to 3, and its push keeps the store at 3 (not 2).
@@ -90,7 +92,7 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(page.orders).to.have.length(1);
     expect(await adapter.setQuantities(target, [update(3)], 'after-import')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
     expect(await offered()).to.equal(3);
-    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 3, compareQuantity: 3 });
+    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 3, changeFromQuantity: 3 });
   });
 
   it('a store sale imported before the next push is taken off once: Kontor 5 -> 4 by the store sale, the store offers 4', async () => {
@@ -103,7 +105,7 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(await offered()).to.equal(4);
     // One call, compared against 4: Kontor knew of the sale it read, nothing was stale.
     expect(quantityCalls().slice(calls)).to.have.length(1);
-    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 4, compareQuantity: 4 });
+    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 4, changeFromQuantity: 4 });
     // Read again (another process, a restart): the sale is not taken off a second time.
     await adapter.fetchOrders(target, since, null);
     const row = await db()('shopify_inventory_set').where({ portal_account_id: account }).first('quantity', 'counted_orders');
@@ -116,8 +118,8 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(await adapter.setQuantities(target, [update(5)], 'again')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
     expect(await offered()).to.equal(5);
     const [stale, set] = quantityCalls().slice(-2);
-    expect(stale!.quantities[0]).to.include({ quantity: 5, compareQuantity: 5 });
-    expect(set!.quantities[0]).to.include({ quantity: 5, compareQuantity: 9 });
+    expect(stale!.quantities[0]).to.include({ quantity: 5, changeFromQuantity: 5 });
+    expect(set!.quantities[0]).to.include({ quantity: 5, changeFromQuantity: 9 });
     expect(set!.ignoreCompareQuantity).to.equal(undefined);
   });
 
@@ -132,13 +134,13 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     const sent = quantityCalls().slice(calls);
     expect(sent).to.have.length(1);
     expect(sent[0]!.ignoreCompareQuantity).to.equal(undefined);
-    expect(sent[0]!.quantities.map((q) => [q.quantity, q.compareQuantity])).to.deep.equal([
+    expect(sent[0]!.quantities.map((q) => [q.quantity, q.changeFromQuantity])).to.deep.equal([
       [6, 2],
       [1, 2],
     ]);
     // Kontor now knows what it set: the next push compares against it.
     await adapter.setQuantities(target, [update(5)], 'next');
-    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 5, compareQuantity: 6 });
+    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 5, changeFromQuantity: 6 });
   });
 
   it("the location Kontor sets at changes (the first one made a pickup counter, a new warehouse ships online orders): the new one gets Kontor's count, not lowered by what was set at the former one", async () => {
@@ -153,7 +155,7 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     // An eBay sale brings Kontor to 4: the warehouse, holding none yet, offers the 4 (it got 0, counted done).
     expect(await adapter.setQuantities(target, [update(4)], 'moved')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
     expect([at(warehouse!), at(counter!)]).to.deep.equal([4, 5]);
-    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ locationId: warehouse, quantity: 4, compareQuantity: 0 });
+    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ locationId: warehouse, quantity: 4, changeFromQuantity: 0 });
     // From then on the warehouse's quantity is the one compared: a store sale there Kontor has not imported is not undone.
     shopifyOf(sandbox.state).setAvailableAt(sandboxVariant('CMP-1').inventoryItemId, warehouse!, 3);
     await adapter.setQuantities(target, [update(4)], 'sold-there');
@@ -201,7 +203,7 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(shopifyOf(sandbox.state).availableAt(sandboxVariant('CMP-1').inventoryItemId, warehouse)).to.equal(3);
   });
 
-  it('the sandbox plays a stale compare quantity as documented: COMPARE_QUANTITY_STALE at the item, nothing of the call applied', async () => {
+  it('the sandbox plays a stale compare quantity as documented: CHANGE_FROM_QUANTITY_STALE at the item, nothing of the call applied', async () => {
     await adapter.list(target, item(5), 'list');
     await adapter.list(target, item(5, 'CMP-2'), 'list-2');
     await sellInStore(2, 'CMP-2');
@@ -209,15 +211,16 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(outcomes.map((o) => o.outcome)).to.deep.equal(['accepted', 'accepted']);
     // CMP-2: 3 in the store of the 5 set, Kontor's 4 less the 2 sold there; CMP-1 set only with it (the first call applied nothing).
     expect([await offered(), await offered('CMP-2')]).to.deep.equal([4, 2]);
-    // Shopify's answer to a stale compare quantity, asked directly: the item named, nothing applied.
+    // Shopify's answer to a stale compare quantity, asked directly in the default version: the item named, nothing applied.
     const variant = sandboxVariant('CMP-2');
     const answer = await new ShopifySession(target).call<{ inventorySetQuantities: { inventoryAdjustmentGroup: unknown; userErrors: unknown[] } }>(
-      'mutation Q($input: InventorySetQuantitiesInput!) { inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message code } } }',
+      'mutation Q($input: InventorySetQuantitiesInput!, $key: String!) { inventorySetQuantities(input: $input) @idempotent(key: $key) { inventoryAdjustmentGroup { id } userErrors { field message code } } }',
       {
+        key: 'stale-asked-directly',
         input: {
           name: 'available',
           reason: 'correction',
-          quantities: [{ inventoryItemId: variant.inventoryItemId, locationId: 'gid://shopify/Location/1', quantity: 7, compareQuantity: 5 }],
+          quantities: [{ inventoryItemId: variant.inventoryItemId, locationId: 'gid://shopify/Location/1', quantity: 7, changeFromQuantity: 5 }],
         },
       },
     );
@@ -225,16 +228,16 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
       inventoryAdjustmentGroup: null,
       userErrors: [
         {
-          field: ['input', 'quantities', '0', 'compareQuantity'],
-          message: 'The compareQuantity value does not match persisted value.',
-          code: 'COMPARE_QUANTITY_STALE',
+          field: ['input', 'quantities', '0', 'changeFromQuantity'],
+          message: 'The changeFromQuantity value does not match persisted value.',
+          code: 'CHANGE_FROM_QUANTITY_STALE',
         },
       ],
     });
     expect(await offered('CMP-2')).to.equal(2);
     const [refused, applied] = quantityCalls().slice(-3, -1);
-    expect(refused!.quantities.map((q) => q.compareQuantity)).to.deep.equal([5, 5]);
-    expect(applied!.quantities.map((q) => [q.quantity, q.compareQuantity])).to.deep.equal([
+    expect(refused!.quantities.map((q) => q.changeFromQuantity)).to.deep.equal([5, 5]);
+    expect(applied!.quantities.map((q) => [q.quantity, q.changeFromQuantity])).to.deep.equal([
       [4, 5],
       [2, 3],
     ]);

@@ -6,7 +6,7 @@
  * refusal's path, a store shape the suite does not build), as a strict emulator written by someone
  * else from the schema would answer them.
  *
- * These are the 2025-01 documents (the default SHOPIFY_API_VERSION). The documents of a later
+ * These are the 2025-01 documents (every version sends them but the inventory set, which differs from 2026-01). The documents of a later
  * version (shopifyLaterDocuments: the inventory set with changeFromQuantity's @idempotent key from
  * 2026-01, lib/portals/shopify/shopify-version.ts) cannot be validated against Shopify's schema:
  * no schema file of 2026-01 or later is available (SOURCES.md). The last test checks them against

@@ -493,6 +493,8 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
   });
 
   it('the sandbox answers a throttled call in the message-only form when told to', async () => {
+    // A bucket that refills slowly, so that a busy machine's milliseconds between the two calls do not refill it.
+    const before = await post('/_sandbox/shopify/config', { restore_rate: 0.001 });
     await post('/_sandbox/shopify/config', { throttled_answer: 'message', portal_account: account, currently_available: 0 });
     try {
       const answer = await post('/admin/api/2025-01/graphql.json', { query: '{ shop { name } }' }, { 'X-Shopify-Access-Token': `shpat_sandbox_${account}` });
@@ -500,7 +502,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       expect(answer.body.extensions).to.have.nested.property('cost.throttleStatus.currentlyAvailable');
       expect((await post('/_sandbox/shopify/config', { throttled_answer: 'both' })).status).to.equal(400);
     } finally {
-      await post('/_sandbox/shopify/config', { throttled_answer: 'code' });
+      await post('/_sandbox/shopify/config', { throttled_answer: 'code', restore_rate: (before.body as { restore_rate: number }).restore_rate });
     }
   });
 
