@@ -1,5 +1,5 @@
-import type { Caller, OrderScope } from '../access';
-import { dependencyUnavailable, notFound } from '../errors';
+import type { Caller, Scope } from '../access';
+import { dependencyUnavailable, forbidden, notFound } from '../errors';
 import { finalStates } from './merged-jobs';
 import { queues } from './queue.registry';
 import { QueueName, queueNames } from './queues';
@@ -13,14 +13,32 @@ function withoutUndefined(status: JobStatus): JobStatus {
 }
 
 /**
+ * The scope a job's state and result need: the read scope of the data they show (a CIA or listing
+ * job's the item's offers, a send_mit job's the buyer's address, a statement job's the payments),
+ * as the GET of that data needs it (document 1, Authentication 5). By queue: a queue serves one
+ * domain. A row of a queue not listed (none today) needs no more than a token.
+ */
+const readScopeOf: Record<QueueName, Scope> = {
+  cia: 'stock_r',
+  portal_upload: 'stock_r',
+  bank: 'bank_r',
+  mail: 'order_r',
+  events: 'admin_r',
+  order_import: 'order_r',
+  invoice: 'order_r',
+};
+
+/**
  * The state of one of the caller's jobs: final states from the outbox row (they outlive
  * Redis), queued while the row waits for the relay, else what BullMQ says. 404 for a job of
  * another account, or (for a client bound to one portal account) one not started under that
  * portal account, exactly as for an unknown one.
  */
-export async function jobStatus(scope: OrderScope, jobId: string): Promise<JobStatus> {
-  const row = await jobRepository.get(scope, jobId);
+export async function jobStatus(caller: Caller, jobId: string): Promise<JobStatus> {
+  const row = await jobRepository.get(caller, jobId);
   if (!row) throw notFound(`job ${jobId}`, 'job_id');
+  const needed = readScopeOf[row.queue as QueueName];
+  if (needed && !caller.scopes.has(needed)) throw forbidden(needed);
   const base: JobStatus = { id: row.job_id, state: 'queued', attempts: row.attempts_made ?? 0, created_date: row.created_at.toISOString() };
   if (row.state) {
     return withoutUndefined({

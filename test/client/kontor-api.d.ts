@@ -456,7 +456,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** State of one of the account's jobs (a client bound to one portal account: the jobs started under it): queued, active, completed (with result) or failed (with error). */
+    /** State of one of the account's jobs (a client bound to one portal account: the jobs started under it): queued, active, completed (with result) or failed (with error). Needs the read scope of the job's data: stock_r for CIA and portal_upload jobs, order_r for send_mit, invoice and order import jobs, bank_r for statement jobs, admin_r for event handler jobs. */
     get: operations['get_job_job_id'];
     put?: never;
     post?: never;
