@@ -15,6 +15,7 @@ import { connectPages } from './routes/connect.pages';
 import { healthRouter, operatorRouter } from '../lib/operator';
 import { provideOrderGrant } from '../lib/order';
 import { provideChannelFulfilment } from '../lib/order-import';
+import { provideOrderPaymentRecords } from '../lib/bank';
 import { provideStockEventTargets } from '../lib/event';
 import { provideEbayListings } from '../lib/portal-offer';
 
@@ -22,6 +23,8 @@ import { provideEbayListings } from '../lib/portal-offer';
 provideOrderGrant();
 // lib/order-import's record of orders a channel ships itself, which send_mit refuses (lib/order/channel-fulfilment.ts).
 provideChannelFulfilment();
+// lib/bank's records of the payments an order got, which an order's delete gives back to the unassigned ones (lib/order/order-payment-records.ts).
+provideOrderPaymentRecords();
 // lib/event's handler look-up, with which lib/stock checks cia.event target[] (lib/stock/event-targets.ts).
 provideStockEventTargets();
 // lib/portal-offer's record of an item's eBay listings, by which a save warns of no SKU eBay holds a listing under (lib/stock/stock-ebay-sku.ts).

@@ -17,7 +17,8 @@
  * record's, and the amount is not more than it still owes (a part payment leaves it partly paid,
  * document 1 rule 2). A bare number is weak evidence: it pays only the exact amount owed. The
  * first rule that names an order decides: exactly one fitting order is paid; several fitting are
- * `ambiguous`; a named order that does not fit gives the reason (`overpayment`,
+ * `ambiguous`; several named and none fitting are `several_orders` (one transfer paying them
+ * together); a named order that does not fit gives the reason (`overpayment`,
  * `currency_mismatch`, `order_cancelled`, `amount_mismatch`). A strong reference that decides
  * against paying is final (the payer meant that order); when only bare numbers or nothing at all
  * was named, name_amount is tried before the record stays unassigned (`no_match` when nothing was
@@ -115,7 +116,9 @@ function byReferences(record: MatchRecord, refs: Refs, candidates: MatchOrder[],
     if (!named.length) continue;
     const fitting = named.filter((o) => misfit(record, o, owing, !strong) === null);
     if (fitting.length === 1) return { orderId: fitting[0]!.id, rule };
-    const reason = fitting.length > 1 ? 'ambiguous' : misfit(record, named[0]!, owing, !strong)!;
+    // Several orders named and none fits alone: the payer paid them together (10.00 + 15.00 in one
+    // transfer of 25.00), which `overpayment` of the first misnamed; the seller splits it by hand.
+    const reason = fitting.length > 1 ? 'ambiguous' : named.length > 1 ? 'several_orders' : misfit(record, named[0]!, owing, !strong)!;
     return { reason, final: strong };
   }
   return null;

@@ -585,6 +585,28 @@ export const bankRepository = {
     );
   },
 
+  /**
+   * Locks the account's records assigned to the order (DELETE order/{order_id}/, before the
+   * order's row: bank records, then orders). No index names order_id (assigning is a HOT update,
+   * migration 20261124_0100): this reads the account's records, once per delete.
+   */
+  async lockAssignedTo(trx: Knex.Transaction, accountId: number, orderId: string): Promise<void> {
+    await trx('bank').select('number').where({ account_id: accountId, order_id: orderId }).forUpdate();
+  },
+
+  /** The account's records assigned to the order, locked, with what the payer wrote (the order's delete gives them back). */
+  async assignedToForUpdate(
+    trx: Knex.Transaction,
+    accountId: number,
+    orderId: string,
+  ): Promise<Pick<BankRow, 'number' | 'id' | 'amount' | 'currency_id' | 'subject' | 'payer_ref' | 'reversed_by'>[]> {
+    return trx('bank')
+      .select('number', 'id', 'amount', 'currency_id', 'subject', 'payer_ref', 'reversed_by')
+      .where({ account_id: accountId, order_id: orderId })
+      .orderBy('number')
+      .forUpdate();
+  },
+
   /** The reversal keys among those given that reversed a transfer of the account already. */
   async appliedReversals(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<Set<string>> {
     if (!keys.length) return new Set();

@@ -9,7 +9,6 @@ import { checkAmount, fromCents, toCents } from '../order';
 import type { OrderCaller } from '../order';
 import { grantOf } from '../access';
 import { currencyRepository } from '../reference';
-import { firstReference, payerReferencesOf } from './bank-reference';
 import { assignIn } from './bank.match';
 import { applyReversalsIn } from './bank-reversal.service';
 import { BankColumns, bankRepository } from './bank.repository';
@@ -92,10 +91,7 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
 
   const bankId = bankIdOf(number, new Date());
   const amount = fromCents(toCents(input.amount));
-  // A payment of nothing or a refund pays no order; it keeps its reference all the same.
-  if (toCents(amount) <= 0n) columns.order_no = firstReference(payerReferencesOf(columns.subject));
   await bankRepository.insert(trx, accountId, number, bankId, columns);
-  if (toCents(amount) <= 0n) return { bankId, isOrderPaid: false, existed: false };
   // A reversal kept from an earlier statement (imported before its credit) is tried on this
   // transfer as on a statement's credits (bank-reversal.service.ts): the one it fits is reversed
   // and pays no order. Before, a transfer booked here stayed untried and paid its order in full.
@@ -110,6 +106,14 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
 export async function createTransfer(caller: OrderCaller, input: BankInput): Promise<BankCreated> {
   if (!Number.isFinite(input.transfer_date.getTime())) throw invalidField('bank.transfer_date', 'bank.transfer_date must be a datetime');
   checkAmount(input.amount, 'bank.amount');
+  // Money received only (README, "A transfer booked by hand"): a debit or 0.00 was stored as a
+  // received transfer with no reason, never offered to an order nor found by unassigned_reason.
+  if (toCents(input.amount) <= 0n) {
+    throw invalidField(
+      'bank.amount',
+      'bank.amount must be above 0.00: a transfer booked by hand is money received (a refund or a debit is no bank transfer here)',
+    );
+  }
   if (input.currency_id !== undefined && !(await currencyRepository.get(input.currency_id))) {
     throw invalidField('bank.currency_id', `bank.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');
   }

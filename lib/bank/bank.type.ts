@@ -7,8 +7,20 @@ import { Joi, datetime, decimal, readOnly, text } from '../http';
 /** The rules that assign a record to an order (bank.match.ts), as match_rule names them. */
 export const matchRules = ['provider_id', 'order_id', 'invoice_number', 'order_number', 'number', 'name_amount'] as const;
 export type MatchRule = (typeof matchRules)[number];
-/** Why a record stays unassigned (bank.match.ts), as unassigned_reason names it. */
-export const unassignedReasons = ['no_match', 'ambiguous', 'overpayment', 'currency_mismatch', 'order_cancelled', 'amount_mismatch'] as const;
+/**
+ * Why a record stays unassigned (bank.match.ts), as unassigned_reason names it; `order_deleted`:
+ * the order it paid was deleted (order-payment-records.provide.ts), until the re-match decides again.
+ */
+export const unassignedReasons = [
+  'no_match',
+  'ambiguous',
+  'several_orders',
+  'overpayment',
+  'currency_mismatch',
+  'order_cancelled',
+  'amount_mismatch',
+  'order_deleted',
+] as const;
 export type UnassignedReason = (typeof unassignedReasons)[number];
 
 /** A bank id: <number>_<YYYY>_<MM>, like an order id. */

@@ -11,3 +11,4 @@ export { createTransfer } from './bank.service';
 export { bankCreateType } from './bank.type';
 export type { BankInput } from './bank.type';
 export { importStatement } from './statement/statement.service';
+export { provideOrderPaymentRecords } from './order-payment-records.provide';

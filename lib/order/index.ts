@@ -12,6 +12,8 @@ export { invoiceNumberIn, setBillUrlIn } from './order-invoice.service';
 export { maxOrderListItems, writeOrderList } from './order-list.service';
 export { checkAmount, fromCents, toCents } from './order-money';
 export { payOrdersIn, takeBackPaymentsIn } from './order-payment.service';
+export { provideOrderPaymentRecordsQuery } from './order-payment-records';
+export type { OrderPaymentRecords, ReleasedPayment } from './order-payment-records';
 export type { PaymentMisfit, PaymentTakenBack } from './order-payment.service';
 export { provideOrderGrant } from './order-grant.repository';
 export { orderScopeRepository } from './order-scope.repository';

@@ -4,16 +4,17 @@
  * while the order is cancelled or once it is deleted unshipped). A write settles its lines against
  * a StockBatch (a plan of the moves, the references checked) and the batch is applied once for all
  * the writes of a request through adjustStockQuantities, which locks the items, writes the
- * movements naming the orders and queues cia.adjust.
+ * movements naming the orders and queues cia.adjust. A line that takes from a set records the
+ * parts it took (stock_taken_parts) and every later move of it goes by them (planLineStock).
  */
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
 import type { PendingWrites } from '../queue';
-import { adjustStockQuantities, StockChange, matchAlignRefs, stockIdOf } from '../stock';
+import { adjustStockQuantities, StockChange, matchAlignRefs, SetPart, stockIdOf } from '../stock';
 import type { LineRow } from './order.repository';
 
 /** A line about to be stored, before its stock link is settled. */
-export type LineDraft = Omit<LineRow, 'stock_id' | 'stock_taken'>;
+export type LineDraft = Omit<LineRow, 'stock_id' | 'stock_taken' | 'stock_taken_parts'>;
 
 /** A move of an order write's stock, planned (settle) before its order has an id. */
 export interface PlannedMove {
@@ -24,6 +25,8 @@ export interface PlannedMove {
   title: string;
   /** A line takes from the item: it must still exist when the batch is applied. */
   take?: { field: string; ref: string | null };
+  /** A set main moved by the parts its line recorded (StockChange.parts). */
+  parts?: SetPart[];
 }
 
 /** A planned move of a written order, held in its StockBatch until the batch is applied. */
@@ -45,17 +48,19 @@ export class StockBatch {
   /**
    * known: references already resolved in the transaction (resolveLineRefs); settle adds what it
    * resolves. mains: the variation mains among the items found, which no line may take from.
+   * sets: the parts of the set mains found, which a line taking from one records.
    */
   constructor(
     private readonly known = new Map<string, number[]>(),
     private readonly mains = new Set<number>(),
+    private readonly sets = new Map<number, SetPart[]>(),
   ) {}
 
   /** A batch for these orders, their lines' stock_align_ids resolved in one query. */
   static async forOrders(trx: Knex.Transaction, accountId: number, inputs: { line?: { stock_align_id?: string }[] }[]): Promise<StockBatch> {
     const refs = inputs.flatMap((input) => (input.line ?? []).map((l) => l.stock_align_id?.trim()).filter((r): r is string => Boolean(r)));
-    const { ids, mains } = await matchAlignRefs(trx, accountId, refs);
-    return new StockBatch(ids, mains);
+    const { ids, mains, sets } = await matchAlignRefs(trx, accountId, refs);
+    return new StockBatch(ids, mains, sets);
   }
 
   /**
@@ -68,11 +73,12 @@ export class StockBatch {
     const plan = planLineStock(write);
     const unknown = plan.refs.filter((ref) => !this.known.has(ref));
     if (unknown.length > 0) {
-      const { ids, mains } = await matchAlignRefs(trx, accountId, unknown);
+      const { ids, mains, sets } = await matchAlignRefs(trx, accountId, unknown);
       for (const [ref, found] of ids) this.known.set(ref, found);
       for (const id of mains) this.mains.add(id);
+      for (const [id, parts] of sets) this.sets.set(id, parts);
     }
-    return { lines: plan.lines, moves: resolvePlan(plan, this.known, this.mains, write.title) };
+    return { lines: plan.lines, moves: resolvePlan(plan, this.known, this.mains, this.sets, write.title) };
   }
 
   /** The moves of a written order, its movements naming it. */
@@ -84,6 +90,7 @@ export class StockBatch {
           difference: move.difference,
           cause: { title: move.title, orderId, personId: null },
           field: take?.field ?? 'order.line',
+          ...(move.parts ? { parts: move.parts } : {}),
         },
         take,
       });
@@ -92,7 +99,7 @@ export class StockBatch {
 
   /** A batch for one item of a list: it shares what is resolved, and joins this one only when adopted (the item succeeded). */
   forItem(): StockBatch {
-    return new StockBatch(this.known, this.mains);
+    return new StockBatch(this.known, this.mains, this.sets);
   }
 
   adopt(item: StockBatch): void {
@@ -135,6 +142,10 @@ interface Move {
   difference: number;
   line?: LineRow;
   field?: string;
+  /** The parts the line recorded: the move goes by them, not by the set as it is now. */
+  parts?: SetPart[];
+  /** A take by a line that held nothing: it takes the item as it is now and records a set's parts (resolvePlan). */
+  fresh?: boolean;
 }
 
 const idRef = (stockId: number) => `ID_${stockId}`;
@@ -163,6 +174,12 @@ interface LineStockPlan {
  * Each stored line remembers what it holds out of its item (stock_taken); a write brings that to
  * the target (the quantity, or 0 while the order is cancelled). A line kept on the same item moves
  * only its difference; lines dropped or moved to another item give theirs back.
+ * A line of a set also remembers the parts one unit took (stock_taken_parts), and every move of
+ * it goes by them while it holds stock, so a recomposed set gets back what the line took: more
+ * units are more of what it sold, fewer give back those parts. A line that holds nothing (new,
+ * un-cancelled, raised from 0, moved to another item) takes as a new sale does, the set as it is
+ * now, and records that. A line that took stock before the record existed (null while it holds
+ * stock) moves by the set as it is now, as it always did, until it holds nothing.
  */
 function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStockWrite): LineStockPlan {
   const old = new Map(before.map((l) => [l.position, l]));
@@ -174,7 +191,7 @@ function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStoc
   for (const [index, draft] of after.entries()) {
     const ref = draft.stock_align_id?.trim() || null;
     const target = hold && ref ? draft.quantity : 0;
-    const line: LineRow = { ...draft, stock_align_id: ref, stock_id: null, stock_taken: 0 };
+    const line: LineRow = { ...draft, stock_align_id: ref, stock_id: null, stock_taken: 0, stock_taken_parts: null };
     lines.push(line);
     if (!ref) continue;
     const sent = sentOrder?.indexOf(draft.position) ?? -1;
@@ -184,20 +201,27 @@ function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStoc
       kept.add(previous.position);
       line.stock_id = previous.stock_id;
       line.stock_taken = target;
+      if (previous.stock_taken === 0) {
+        if (target > 0) moves.push({ stockRef: idRef(previous.stock_id), difference: -target, line, field, fresh: true });
+        continue;
+      }
+      const parts = previous.stock_taken_parts ?? undefined;
+      if (target > 0) line.stock_taken_parts = previous.stock_taken_parts;
       const difference = previous.stock_taken - target;
-      if (difference !== 0) moves.push({ stockRef: idRef(previous.stock_id), difference, line, field });
+      if (difference !== 0) moves.push({ stockRef: idRef(previous.stock_id), difference, line, field, ...(parts ? { parts } : {}) });
       continue;
     }
     if (target > 0) {
       line.stock_taken = target;
-      moves.push({ stockRef: ref, difference: -target, line, field });
+      moves.push({ stockRef: ref, difference: -target, line, field, fresh: true });
     } else {
       checks.push({ ref, field, line });
     }
   }
   for (const previous of before) {
     if (!kept.has(previous.position) && previous.stock_id !== null && previous.stock_taken !== 0) {
-      moves.push({ stockRef: idRef(previous.stock_id), difference: previous.stock_taken });
+      const parts = previous.stock_taken_parts ?? undefined;
+      moves.push({ stockRef: idRef(previous.stock_id), difference: previous.stock_taken, ...(parts ? { parts } : {}) });
     }
   }
   // Put-backs first, then takes, each in a stable order: the movements keep this order.
@@ -205,8 +229,11 @@ function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStoc
   return { lines, moves, checks, refs: [...checks.map((c) => c.ref), ...moves.map((m) => m.stockRef)] };
 }
 
-/** The plan's moves with their items; the lines get their stock_id. An unknown item a line names, or a variation main: 400. */
-function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains: Set<number>, title: string): PlannedMove[] {
+/**
+ * The plan's moves with their items; the lines get their stock_id, and a line that takes a set
+ * afresh the set's parts (sets). An unknown item a line names, or a variation main: 400.
+ */
+function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains: Set<number>, sets: Map<number, SetPart[]>, title: string): PlannedMove[] {
   for (const check of plan.checks) {
     const stockId = stockIdOf(check.ref, matches.get(check.ref), check.field);
     if (stockId === undefined) throw unknownItem(check.field, check.ref);
@@ -223,11 +250,14 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains:
     }
     if (takes && mains.has(stockId)) throw variationMain(move.field!, move.line!.stock_align_id);
     if (takes) move.line!.stock_id = stockId;
+    const parts = move.fresh ? sets.get(stockId) : move.parts;
+    if (move.fresh) move.line!.stock_taken_parts = parts ?? null;
     planned.push({
       stockRef: idRef(stockId),
       difference: move.difference,
       title,
       ...(takes ? { take: { field: move.field!, ref: move.line!.stock_align_id } } : {}),
+      ...(parts ? { parts } : {}),
     });
   }
   return planned;

@@ -8,6 +8,7 @@ import type { OrderScope } from '../access';
 import { counterRepository } from '../account';
 import type { Statement } from '../db';
 import type { PendingWrites } from '../queue';
+import type { SetPart } from '../stock';
 import { db, prepared, jsonParameter } from '../db';
 
 /** The order's columns as stored (numeric as strings, timestamps as Date). */
@@ -70,6 +71,8 @@ export interface LineRow {
   stock_align_id: string | null;
   stock_id: number | null;
   stock_taken: number;
+  /** The parts one unit took when the line took stock from a set (lib/order/order-stock.service.ts); null otherwise. */
+  stock_taken_parts: SetPart[] | null;
 }
 
 /** An order with its lines, history and credit notes, as read for the API. */
@@ -161,7 +164,7 @@ declare module 'knex/types/tables' {
   }
 }
 
-const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken'] as const;
+const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken', 'stock_taken_parts'] as const;
 const insertedLineColumns = ['order_internal_id', ...lineColumns].map((c) => `"${c}"`).join(', ');
 const insertLinesSql = `INSERT INTO sales_order_line (${insertedLineColumns})
   SELECT ${insertedLineColumns} FROM jsonb_populate_recordset(NULL::sales_order_line, ?::jsonb)`;
@@ -347,7 +350,7 @@ export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope,
         ? `COALESCE((SELECT json_agg(json_build_object(
         'position', l.position, 'name', l.name, 'sku', l.sku, 'quantity', l.quantity, 'price', l.price::text,
         'tax', l.tax::text, 'transaction_id', l.transaction_id, 'stock_align_id', l.stock_align_id,
-        'stock_id', l.stock_id, 'stock_taken', l.stock_taken) ORDER BY l.position)
+        'stock_id', l.stock_id, 'stock_taken', l.stock_taken, 'stock_taken_parts', l.stock_taken_parts) ORDER BY l.position)
       FROM sales_order_line l WHERE l.order_internal_id = sales_order.internal_id), '[]'::json) AS lines`
         : "'[]'::json AS lines",
     ),

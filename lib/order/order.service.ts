@@ -15,7 +15,8 @@ import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { currencyRepository, paymentMethodRepository } from '../reference';
 import { checkAddressCountries } from './order-country';
-import { checkAmount, toCents } from './order-money';
+import { checkAmount, fromCents, toCents } from './order-money';
+import { orderPaymentRecords, ReleasedPayment } from './order-payment-records';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
 import { PlannedMove, StockBatch } from './order-stock.service';
 import { mayBePaid, OrderWrites, WrittenOrder } from './order-writes';
@@ -264,16 +265,43 @@ export async function updateOrder(caller: OrderCaller, orderId: string, input: O
 }
 
 /**
- * DELETE order/{order_id}/: the lines' stock goes back unless the order was shipped (the goods
- * are gone); a cancelled order holds none any more. With If-Match only of the order's state it names.
+ * The warning of a delete that gave payments back to the unassigned records (README, "Deleting a
+ * paid order"): the money per currency and the records, and the invoice number that stays used.
  */
-export function deleteOrder(scope: OrderScope, orderId: string, ifMatch?: string): Promise<void> {
+function paymentsReleased(orderId: string, released: ReleasedPayment[], invoiceNumber: string | null): Warning[] {
+  const money = released.filter((r) => !r.reversed);
+  if (!money.length) return [];
+  const sums = new Map<string, bigint>();
+  for (const r of money) sums.set(r.currency, (sums.get(r.currency) ?? 0n) + toCents(r.amount));
+  const amount = [...sums].map(([currency, cents]) => `${fromCents(cents)} ${currency}`).join(' and ');
+  const invoice = invoiceNumber === null ? '' : `; its invoice number ${invoiceNumber} stays used (numbers are never given twice)`;
+  return [
+    {
+      warning: 'payment_unassigned',
+      code: 200,
+      description: `order ${orderId} was deleted with payments of ${amount} assigned to it (${money.map((r) => r.id).join(', ')}): they went back to the unassigned records (unassigned_reason order_deleted; GET bank/transfer/ or bank/payment_provider/ with filter[is_assigned]=0) to be assigned again${invoice}`,
+    },
+  ];
+}
+
+/**
+ * DELETE order/{order_id}/: the lines' stock goes back unless the order was shipped (the goods
+ * are gone); a cancelled order holds none any more. With If-Match only of the order's state it
+ * names. The bank records assigned to it go back to the unassigned ones (lib/bank, locked before
+ * the order's row as the bank locks them), and the answer warns of the money.
+ */
+export async function deleteOrder(scope: OrderScope, orderId: string, warnings: Warning[], ifMatch?: string): Promise<void> {
   const { accountId } = scope;
-  return inTransaction(async (trx) => {
+  const records = orderPaymentRecords();
+  // A retry must not repeat the warnings of the failed attempt.
+  const attempt = await inTransaction(async (trx) => {
+    await records.lockOf(trx, accountId, orderId);
     const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
     // A delete based on a read: refused when a payment, a channel or another client wrote the order since.
     await checkOrderIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
+    // After the row's lock: also a record a match assigned while this delete waited for it.
+    const released = await records.releaseOf(trx, accountId, orderId);
     if (!current.is_shipped) {
       const stock = new StockBatch();
       const before = await orderRepository.lines(trx, current.internal_id);
@@ -282,7 +310,9 @@ export function deleteOrder(scope: OrderScope, orderId: string, ifMatch?: string
       await stock.apply(trx, accountId);
     }
     await orderRepository.delete(trx, accountId, current.internal_id);
+    return paymentsReleased(orderId, released, current.invoice_number);
   }, scope.requestId);
+  warnings.push(...attempt);
 }
 
 /** POST order/{order_id}/history/: appends one entry. */

@@ -22,6 +22,7 @@ export { stockPortalRepository } from './stock-portal.repository';
 export { adjustStockQuantities } from './stock-quantity';
 export type { StockChange } from './stock-quantity';
 export { matchAlignRefs, matchStockRefs, stockIdOf } from './stock-ref';
+export type { SetPart } from './stock-ref';
 export { stockSearch } from './stock-search.repository';
 export { saveShopParameter, shopParameterRepository, shopParameterSearch, shopParameterType } from './stock-shop-parameter';
 export type { ShopParameterInput } from './stock-shop-parameter';

@@ -8,7 +8,7 @@ import { invalidField } from '../errors';
 import type { PendingWrites } from '../queue';
 import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
-import { matchStockRefs, refMatches, stockIdOf } from './stock-ref';
+import { matchStockRefs, refMatches, SetPart, stockIdOf } from './stock-ref';
 import { QuantityRow, SetLink, stockRepository } from './stock.repository';
 
 /** One change for adjustStockQuantities: a stock reference (as stock_align_id), the difference and its cause. */
@@ -18,6 +18,12 @@ export interface StockChange {
   cause: MovementCause;
   /** Where the client wrote the change (an order line's stock_align_id), named when it is refused. */
   field?: string;
+  /**
+   * A change of a set main by the parts one unit of it moves (what an order line recorded when it
+   * took the set): they move instead of the set as it is composed now, so a line gives back what
+   * it took after the seller recomposed the set. Without it a set main moves its current parts.
+   */
+  parts?: SetPart[];
 }
 
 /**
@@ -79,8 +85,9 @@ export async function adjustStockQuantities(
     changes.map((c) => c.stockRef),
   );
   const ids = changes.map((c) => stockIdOf(c.stockRef, matches.get(c.stockRef)));
-  const wanted = [...new Set(ids.filter((id): id is number => id !== undefined))];
-  if (wanted.length === 0) return changes.map(() => undefined);
+  // A change by recorded parts locks them too: they may be parts of the set no longer.
+  const wanted = [...new Set([...ids.filter((id): id is number => id !== undefined), ...changes.flatMap((c) => (c.parts ?? []).map((p) => p.stock_id))])];
+  if (ids.every((id) => id === undefined)) return changes.map(() => undefined);
 
   const rows = new Map((await stockRepository.lockForQuantityChange(trx, accountId, wanted)).map((r) => [r.id, r]));
   const links = await stockRepository.setSubsOfMains(
@@ -107,10 +114,11 @@ export async function adjustStockQuantities(
     const item = stockId === undefined ? undefined : rows.get(stockId);
     if (!item) return undefined;
     const { difference, cause } = change;
-    const subs = item.set_type === 'main' ? book.subsOf(item.id) : [];
-    if (subs.length > 0) {
-      // A set is sold as its parts: each sub moves by difference times its quantity in the set;
-      // the main's own movement records its derived available quantity before and after.
+    const subs = change.parts ? book.partsOf(item.id, change.parts) : item.set_type === 'main' ? book.subsOf(item.id) : [];
+    if (subs.length > 0 || change.parts) {
+      // A set is sold as its parts: each sub moves by difference times its quantity in the set
+      // (or in the set as the line took it: change.parts); the main's own movement records its
+      // derived available quantity before and after.
       const quantityOld = book.available(item.id);
       for (const link of subs) {
         const old = book.quantity(link.sub_id);
@@ -201,6 +209,11 @@ class QuantityBook {
   /** The subs of a set main that exist (locked), by sub id. */
   subsOf(mainId: number): SetLink[] {
     return (this.subs.get(mainId) ?? []).filter((l) => this.rows.has(l.sub_id));
+  }
+
+  /** Recorded parts of a set main that exist (locked), as links. */
+  partsOf(mainId: number, parts: SetPart[]): SetLink[] {
+    return parts.filter((p) => this.rows.has(p.stock_id)).map((p) => ({ main_id: mainId, sub_id: p.stock_id, quantity: p.quantity }));
   }
 
   quantity(id: number): number {

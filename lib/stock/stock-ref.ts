@@ -89,32 +89,44 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
 /**
  * matchStockRefs for order lines' stock_align_ids, in the same one query: also which of the
  * items found are variation mains (document 1: a main's quantities "are readable and writable but
- * invalid; variant values count"), which no line may take from.
+ * invalid; variant values count"), which no line may take from, and the parts of each set main
+ * found (one unit of the set, by sub id): a line that takes from a set records them and moves by
+ * them ever after (lib/order/README.md, "Stock link").
  */
 export async function matchAlignRefs(
   knex: Knex | Knex.Transaction,
   accountId: number,
   refs: string[],
-): Promise<{ ids: Map<string, number[]>; mains: Set<number> }> {
+): Promise<{ ids: Map<string, number[]>; mains: Set<number>; sets: Map<number, SetPart[]> }> {
   return matchRefs(knex, accountId, refs, 'align');
 }
+
+/** One part of a set, as one unit of the set holds it: the sub item and its count. */
+export interface SetPart {
+  stock_id: number;
+  quantity: number;
+}
+
+const setPartsSql = `CASE WHEN stock.set_type = 'main' THEN (
+  SELECT json_agg(json_build_object('stock_id', ss.sub_id, 'quantity', ss.quantity) ORDER BY ss.sub_id)
+  FROM stock_set ss WHERE ss.account_id = stock.account_id AND ss.main_id = stock.id) END AS set_parts`;
 
 async function matchRefs(
   knex: Knex | Knex.Transaction,
   accountId: number,
   refs: string[],
   bare: 'id' | 'align',
-): Promise<{ ids: Map<string, number[]>; mains: Set<number> }> {
+): Promise<{ ids: Map<string, number[]>; mains: Set<number>; sets: Map<number, SetPart[]> }> {
   const wanted = new Map<string, Match[]>();
   for (const ref of refs) if (!wanted.has(ref)) wanted.set(ref, refMatches(ref, bare));
   const values = new Map<Match['column'], Set<string | number>>();
   for (const matches of wanted.values()) {
     for (const m of matches) values.set(m.column, (values.get(m.column) ?? new Set()).add(m.value));
   }
-  let rows: Pick<StockRow, Match['column'] | 'variation_type'>[] = [];
+  let rows: (Pick<StockRow, Match['column'] | 'variation_type'> & { set_parts?: SetPart[] | null })[] = [];
   if (values.size > 0) {
     rows = await knex('stock')
-      .select('id', 'variation_type', ...[...values.keys()].filter((c) => c !== 'id'))
+      .select('id', 'variation_type', ...[...values.keys()].filter((c) => c !== 'id'), ...(bare === 'align' ? [knex.raw(setPartsSql)] : []))
       .where('account_id', accountId)
       .where((any) => {
         // Arrays, not lists of placeholders: one statement text per set of columns (prepared).
@@ -128,7 +140,9 @@ async function matchRefs(
     const ids = rows.filter((row) => matches.some((m) => row[m.column] === m.value)).map((row) => row.id);
     result.set(ref, ids.slice(0, 2));
   }
-  return { ids: result, mains: new Set(rows.filter((row) => row.variation_type === 'main').map((row) => row.id)) };
+  const sets = new Map<number, SetPart[]>();
+  for (const row of rows) if (row.set_parts?.length) sets.set(row.id, row.set_parts);
+  return { ids: result, mains: new Set(rows.filter((row) => row.variation_type === 'main').map((row) => row.id)), sets };
 }
 
 /**

@@ -115,14 +115,15 @@ export const orderEndpoints = [
   endpoint<OrderIdParams>({
     method: 'DELETE',
     path: 'order/{order_id}/',
-    summary: 'Delete an order; the stock of an unshipped order goes back.',
+    summary:
+      'Delete an order; the stock of an unshipped order goes back, and the bank transfers and payment-provider payments assigned to it become unassigned again (unassigned_reason order_deleted; warning payment_unassigned names the amount).',
     scope: 'order_w',
     params: orderIdParams,
     conditional:
       'the ETag of GET order/{order_id}/ (any select or format): the order is deleted only while it is in the state that read saw (no payment booked, no channel change since); otherwise 412 record_changed and nothing changes',
     response: [],
     async handle({ caller, params, request }) {
-      await deleteOrder(caller, params.order_id, request.ifMatch);
+      await deleteOrder(caller, params.order_id, request.warnings, request.ifMatch);
       return ok();
     },
   }),

@@ -147,6 +147,29 @@ describe('bank: transfers and payment-provider payments', () => {
     expect(ro.body.warning!.map((w) => w.field)).to.include('bank.id');
   });
 
+  it('when a transfer booked by hand is of 0.00 or less (a debit), then 400 names bank.amount and nothing is stored, not even a bank number', async () => {
+    const s = await newSeller();
+    const orderId = await createOrder(s, { line: [{ id: 1, price: '50.00' }] });
+    for (const amount of ['-50.00', '0.00', '0', -1]) {
+      const res = await post(s, { subject: `Order ${orderId}`, amount });
+      expect(res.status, `${amount}: ${res.text}`).to.equal(400);
+      expect(res.body.error).to.deep.equal([
+        {
+          error: 'invalid_field',
+          code: 400,
+          field: 'bank.amount',
+          description: 'bank.amount must be above 0.00: a transfer booked by hand is money received (a refund or a debit is no bank transfer here)',
+        },
+      ]);
+    }
+    expect(await list(s)).to.deep.equal([]);
+    expect(await db()('bank').where({ account_id: s.id })).to.deep.equal([]);
+    expect((await readOrder(s, orderId)).paid_amount).to.equal(null);
+    const first = await post(s, { subject: 'after the refusals', amount: '0.01' });
+    expect(first.status, first.text).to.equal(201);
+    expect(first.body.bank_id).to.match(/^1_\d{4}_\d{2}$/);
+  });
+
   describe('search', () => {
     let s: Seller;
     const ids: string[] = [];

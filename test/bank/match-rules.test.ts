@@ -81,6 +81,18 @@ describe('bank: the matching rules', () => {
       expect(o.status.is_paid).to.equal(false);
     });
 
+    it('when one transfer names two orders and is their sum, then it stays unassigned as several_orders (not overpayment), both orders unchanged, and the filter finds it', async () => {
+      const fresh = await newSeller();
+      const first = await order(fresh, '10.00');
+      const second = await order(fresh, '15.00');
+      const record = await post(fresh, { subject: `Bestellungen ${first} und ${second}`, amount: '25.00', sender: 'Nobody Known' });
+      expect(record).to.include({ order_no: first, unassigned_reason: 'several_orders', match_rule: null });
+      for (const id of [first, second]) expect((await readOrder(fresh, id)).paid_amount).to.equal(null);
+      const found = await call(`bank/transfer/?${query({ filter: { unassigned_reason: 'several_orders' } })}`, { token: fresh.token });
+      expect(found.status, found.text).to.equal(200);
+      expect((found.body.bank as BankView[]).map((b) => b.id)).to.deep.equal([record.id]);
+    });
+
     it('when a transfer in CHF names a EUR order, then it stays unassigned as a currency mismatch', async () => {
       const id = await order(s, '20.00');
       const record = await post(s, { subject: id, amount: '20.00', currency_id: 'CHF' });

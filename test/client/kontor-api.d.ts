@@ -386,7 +386,7 @@ export interface paths {
     put?: never;
     /** Update an order; status.is_paid and platform are set only at creation, payment_provider_transaction_id cannot change once set. */
     post: operations['post_order_order_id'];
-    /** Delete an order; the stock of an unshipped order goes back. */
+    /** Delete an order; the stock of an unshipped order goes back, and the bank transfers and payment-provider payments assigned to it become unassigned again (unassigned_reason order_deleted; warning payment_unassigned names the amount). */
     delete: operations['delete_order_order_id'];
     /** What the methods of this path take and answer, and the versions. */
     options: operations['options_order_order_id'];
@@ -4495,7 +4495,7 @@ export interface components {
       currency_id?: string | null;
       /** @description ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount) */
       match_rule?: unknown;
-      /** @description ours: why the record is not assigned (no_match, ambiguous, overpayment, currency_mismatch, order_cancelled, amount_mismatch) */
+      /** @description ours: why the record is not assigned (no_match, ambiguous, several_orders, overpayment, currency_mismatch, order_cancelled, amount_mismatch, order_deleted) */
       unassigned_reason?: unknown;
     } | null;
     get_bank_transfer_answer: {
@@ -4532,7 +4532,7 @@ export interface components {
         currency_id?: string & unknown;
         /** @description ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount) */
         readonly match_rule?: unknown;
-        /** @description ours: why the record is not assigned (no_match, ambiguous, overpayment, currency_mismatch, order_cancelled, amount_mismatch) */
+        /** @description ours: why the record is not assigned (no_match, ambiguous, several_orders, overpayment, currency_mismatch, order_cancelled, amount_mismatch, order_deleted) */
         readonly unassigned_reason?: unknown;
       };
       /**

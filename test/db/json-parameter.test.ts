@@ -44,6 +44,7 @@ describe('db: JSON parameters (lib/db/json-parameter.ts)', () => {
           stock_align_id: null,
           stock_id: null,
           stock_taken: 0,
+          stock_taken_parts: null,
         },
       ]);
       const order = await trx('sales_order').where({ internal_id: internalId }).first();

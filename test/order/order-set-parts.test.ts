@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import { call, newSeller, Seller } from '../support/api';
+import { createItem } from '../stock/helpers';
+import { createOrder, createStock, movements, orderBody, stockQuantity } from './helpers';
+
+/**
+ * A line of a set holds the parts it took: every later move of the line (cancel, delete, a
+ * quantity change) gives back and takes by what it recorded, not by the set as the seller has
+ * recomposed it since (lib/order/README.md, "Stock link").
+ */
+describe('order: a set line holds the parts it took', () => {
+  let seller: Seller;
+  let partA: number;
+  let partB: number;
+  let set: number;
+  beforeEach(async () => {
+    seller = await newSeller();
+    partA = await createStock(seller, 'PART-A', 10);
+    partB = await createStock(seller, 'PART-B', 10);
+    set = await createItem(seller, { name: 'Set of two A', sku: 'SET', set: { sub: [{ id: partA, quantity: 2 }] } });
+  });
+
+  const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+  const recompose = async () => {
+    const res = await call(`stock/${set}/`, { token: seller.token, body: { stock: { set: { type: ['main'], sub: [{ id: String(partB), quantity: 1 }] } } } });
+    expect(res.status, res.text).to.equal(200);
+  };
+  const quantities = async () => [await stockQuantity(seller, partA), await stockQuantity(seller, partB)];
+  const orderMoves = async (item: number, orderId: string) =>
+    (await movements(seller, item)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+
+  it('when an order of a set is cancelled after the seller recomposed the set, then the parts it took come back and the new parts stay as they were', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    expect(await quantities()).to.deep.equal([8, 10]);
+    await recompose();
+
+    const res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order cancelled', 8, 2, 10],
+    ]);
+    expect(await orderMoves(partB, orderId)).to.deep.equal([]);
+  });
+
+  it('when a line of a recomposed set changes its quantity, then it gives back and takes the parts it recorded', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 2, price: '5.00', stock_align_id: 'SET' }] });
+    expect(await quantities()).to.deep.equal([6, 10]);
+    await recompose();
+
+    let res = await update(orderId, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([8, 10]);
+    // More units of a line that holds stock are more of what it sold: the recorded parts.
+    res = await update(orderId, { line: [{ id: 1, quantity: 3, price: '5.00', stock_align_id: 'SET' }] });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([4, 10]);
+    expect((await orderMoves(partA, orderId)).map((m) => m[2])).to.deep.equal([-4, 2, -4]);
+
+    res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(partB, orderId)).to.deep.equal([]);
+  });
+
+  it('when an order of a recomposed set is deleted, then the parts it took come back', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    await recompose();
+
+    const res = await call(`order/${orderId}/`, { token: seller.token, method: 'DELETE' });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order deleted', 8, 2, 10],
+    ]);
+  });
+
+  it('when a cancelled order of a set is un-cancelled after a recomposition, then it takes the set as it is now, and a second cancel gives back exactly that', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    expect((await update(orderId, { status: { is_cancelled: true } })).status).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    await recompose();
+
+    let res = await update(orderId, { status: { is_cancelled: false } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 9]);
+
+    await call(`stock/${set}/`, { token: seller.token, body: { stock: { set: { type: ['main'], sub: [{ id: String(partA), quantity: 3 }] } } } });
+    res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+  });
+
+  it('when order/list/ cancels a set order after a recomposition, then the parts the order took come back', async () => {
+    let res = await call('order/list/', {
+      token: seller.token,
+      body: { order: [orderBody({ line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] })] },
+    });
+    expect(res.status, res.text).to.equal(207);
+    const [created] = res.body.response as { code: number; order_id: string }[];
+    expect(created!.code, res.text).to.equal(201);
+    expect(await quantities()).to.deep.equal([8, 10]);
+    await recompose();
+
+    res = await call('order/list/', { token: seller.token, body: { order: [{ id: created!.order_id, status: { is_cancelled: true } }] } });
+    expect(res.status, res.text).to.equal(207);
+    expect((res.body.response as { code: number }[])[0]!.code, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+  });
+});
