@@ -239,9 +239,15 @@ export async function applyReversalsIn(
         // an import that may change it; the transfer is not marked, so that one still applies it.
         result.untied++;
         waiting.push(reversal);
+        // The order's currency changed after the payment (allowed before an order with money booked
+        // kept its currency, lib/order/README.md): no import can apply it, whatever its access.
+        const why =
+          outcome === 'currency_mismatch'
+            ? `that order is no longer in ${reversal.currency} (its currency was changed after the payment), so ${reversal.amount} ${reversal.currency} cannot be taken off it. Lower the order's paid_amount by hand`
+            : "this import may not change that order. Import the statement with access to all portal accounts, or lower the order's paid_amount";
         const named: TaskInput = {
           title: `Bank reversal of transfer ${original.id} not applied to order ${original.order_id}`,
-          text: `The bank reversed the transfer ${original.id} (${describe(reversal)}), which paid order ${original.order_id}; this import may not change that order. Import the statement with access to all portal accounts, or lower the order's paid_amount.`,
+          text: `The bank reversed the transfer ${original.id} (${describe(reversal)}), which paid order ${original.order_id}; ${why}.`,
           priority: 'high',
           reference: { section: 'order', id: original.order_id },
         };

@@ -97,10 +97,20 @@ function centsOf(record: MatchRecord): bigint {
   return cents;
 }
 
+/**
+ * The seller set the order's paid_amount by hand after the record was stored (lib/bank/README.md,
+ * "A payment booked by hand on the order"): they had it in view, unassigned, and booked its money
+ * themselves (document 1, order rule 1), so no rule pays it again. A record stored by this call has
+ * no created_at: it is newer than any hand booking.
+ */
+const bookedByHand = (record: MatchRecord, o: MatchOrder): boolean =>
+  record.created_at !== undefined && o.paid_by_hand_at !== null && new Date(o.paid_by_hand_at) > new Date(record.created_at);
+
 /** Why the record cannot pay the order (null: it fits). `exact`: a bare number pays only the amount owed. */
 function misfit(record: MatchRecord, o: MatchOrder, owing: Owing, exact: boolean): UnassignedReason | null {
   if (o.is_cancelled) return 'order_cancelled';
   if (o.currency_id !== record.currency_id) return 'currency_mismatch';
+  if (bookedByHand(record, o)) return 'booked_by_hand';
   const amount = centsOf(record);
   const owed = owing.of(o);
   if (amount > owed) return 'overpayment';
@@ -193,7 +203,7 @@ function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[
     if (fitting.length === 1) {
       Object.assign(decision, { orderId: fitting[0]!.id, rule: 'name_amount' });
       owing.pay(fitting[0]!, centsOf(record));
-    } else decision.reason = fitting.length > 1 ? 'ambiguous' : reason;
+    } else decision.reason = fitting.length > 1 ? 'ambiguous' : hit.some((o) => bookedByHand(record, o)) ? 'booked_by_hand' : reason;
   }
 }
 
@@ -231,7 +241,14 @@ export async function assignIn(
   const misfits = await payOrdersIn(
     trx,
     scope,
-    paying.map((d) => ({ key: d.record.number, orderId: d.orderId!, amount: d.record.amount, currency: d.record.currency_id, history: describe(d.record) })),
+    paying.map((d) => ({
+      key: d.record.number,
+      orderId: d.orderId!,
+      amount: d.record.amount,
+      currency: d.record.currency_id,
+      history: describe(d.record),
+      ...(d.record.created_at ? { storedAt: new Date(d.record.created_at) } : {}),
+    })),
   );
   const rows = decided.map((d): Assigned => {
     const misfit = d.orderId === null ? undefined : misfits.get(d.record.number);

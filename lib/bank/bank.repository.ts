@@ -24,6 +24,8 @@ export interface MatchOrder {
   owing: string;
   /** The billing address name of the order's customer. */
   name: string | null;
+  /** When the seller last changed paid_amount by hand: a record stored before pays it by no rule. */
+  paid_by_hand_at: Date | null;
 }
 
 /** A bank record as the matching sees it. */
@@ -40,6 +42,8 @@ export interface MatchRecord {
   entry_ref: string | null;
   /** The portal account whose orders the record may pay (the grant of whoever stored it); null for all. */
   portal_account_grant: number | null;
+  /** When it was stored; absent for a record stored by this very call (POST bank/transfer/). */
+  created_at?: Date;
 }
 
 /**
@@ -532,7 +536,17 @@ export const bankRepository = {
     return (await trx
       .with('payer', payers)
       .withMaterialized('o', folded)
-      .distinct('o.id', 'o.number', 'o.invoice_number', 'o.payment_provider_transaction_id', 'o.currency_id', 'o.is_cancelled', 'o.owing', 'o.name')
+      .distinct(
+        'o.id',
+        'o.number',
+        'o.invoice_number',
+        'o.payment_provider_transaction_id',
+        'o.currency_id',
+        'o.is_cancelled',
+        'o.owing',
+        'o.name',
+        'o.paid_by_hand_at',
+      )
       .from('o')
       .join('payer', (j) => j.on('payer.amount', '=', 'o.owed'))
       .whereRaw('strpos(o.folded, payer.word) > 0')) as MatchOrder[];
@@ -551,6 +565,7 @@ export const bankRepository = {
       'payer_ref',
       'entry_ref',
       'portal_account_grant',
+      'bank.created_at',
     );
     // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
     // waits for a run of the same job still in hand (a stalled worker), then sees its assignments.

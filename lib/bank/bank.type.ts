@@ -20,6 +20,7 @@ export const unassignedReasons = [
   'order_cancelled',
   'amount_mismatch',
   'order_deleted',
+  'booked_by_hand',
 ] as const;
 export type UnassignedReason = (typeof unassignedReasons)[number];
 

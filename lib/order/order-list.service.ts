@@ -162,7 +162,7 @@ async function writeItem(
     return { code: 201, id: written!.id };
   }
   const { id: _id, ...changes } = input!;
-  const update = await updateOrderIn(trx, caller, { orderId, input: changes, path, warnings, idField: `${path}.id` }, writes);
+  const update = await updateOrderIn(trx, caller, { orderId, input: changes, path, warnings, idField: `${path}.id`, byHand: true }, writes);
   await writes.flush(trx);
   await sellerCancelled(trx, caller.accountId, orderId, update);
   return { code: 200, id: orderId };

@@ -25,10 +25,15 @@ export interface OrderPayment {
   currency: string;
   /** The history entry of the order, naming where the money came from. */
   history: string;
+  /**
+   * When the payer's record was stored (absent: now). An order whose paid_amount the seller set by
+   * hand after that takes nothing: the seller had the record in view and booked its money (lib/bank/README.md).
+   */
+  storedAt?: Date;
 }
 
 /** Why a payment was not booked, found under the orders' row locks (the caller decided on unlocked reads). */
-export type PaymentMisfit = 'order_missing' | 'order_cancelled' | 'currency_mismatch' | 'overpayment';
+export type PaymentMisfit = 'order_missing' | 'order_cancelled' | 'currency_mismatch' | 'booked_by_hand' | 'overpayment';
 
 /**
  * Pays the orders in scope with the payments that fit them, in the order given: an order that is
@@ -117,6 +122,7 @@ function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: big
   if (!row) return 'order_missing';
   if (row.is_cancelled) return 'order_cancelled';
   if (row.currency_id !== payment.currency) return 'currency_mismatch';
+  if (payment.storedAt && row.paid_by_hand_at && row.paid_by_hand_at > payment.storedAt) return 'booked_by_hand';
   return toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount) ? 'overpayment' : null;
 }
 

@@ -5,7 +5,7 @@
  * need and applies what they plan.
  */
 import { invalidField, type Warning } from '../errors';
-import { checkAmount, invoiceAmount } from './order-money';
+import { checkAmount, fromCents, invoiceAmount, toCents } from './order-money';
 import { planPaid, type PaidPlan } from './order-paid';
 import type { LineDraft } from './order-stock.service';
 import type { EventType } from './order-writes';
@@ -155,6 +155,17 @@ export function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: 
       'not_changeable',
     );
   }
+  // Money booked or an invoice issued is in the order's currency: bank records keep theirs, and a
+  // reversal or refund of that money must find the order in it (lib/order/README.md, currency).
+  const currency = input.currency_id;
+  const booked = toCents(current.paid_amount ?? '0.00') > 0n;
+  if (currency !== undefined && currency !== current.currency_id && (booked || current.invoice_number !== null)) {
+    throw invalidField(
+      `${prefix}.currency_id`,
+      `${prefix}.currency_id cannot be changed once ${booked ? `money is booked on the order (paid_amount ${current.paid_amount} ${current.currency_id})` : `the order has invoice number ${current.invoice_number}`}; it stays ${current.currency_id}`,
+      'not_changeable',
+    );
+  }
   const isPaid = input.status?.is_paid;
   if (isPaid !== undefined && isPaid !== current.is_paid) {
     throw invalidField(
@@ -206,6 +217,8 @@ export interface OrderUpdatePlan {
   columns: Partial<OrderColumns>;
   warnings: Warning[];
   paid: PaidPlan;
+  /** History entries of the write (a paid_amount set by hand). */
+  history: string[];
   /** The lines after the update and the movements' title, when the lines or their hold change. */
   lines?: { drafts: LineDraft[]; hold: boolean; title: string };
   events: EventType[];
@@ -213,8 +226,20 @@ export interface OrderUpdatePlan {
   cancels: boolean;
 }
 
-/** An update of `current` (lines `before`); `prepaid` as for planNewOrder. */
-export function planOrderUpdate(current: OrderRow, before: LineRow[], input: OrderInput, prepaid: boolean, now: Date, prefix: string): OrderUpdatePlan {
+/**
+ * An update of `current` (lines `before`); `prepaid` as for planNewOrder. `byHand`: the seller's
+ * write (POST order/{order_id}/, order/list/), not a channel's or send_mit's: a paid_amount it
+ * changes is stamped (paid_by_hand_at, read by lib/bank's matching) and noted in the history.
+ */
+export function planOrderUpdate(
+  current: OrderRow,
+  before: LineRow[],
+  input: OrderInput,
+  prepaid: boolean,
+  now: Date,
+  prefix: string,
+  byHand = false,
+): OrderUpdatePlan {
   const warnings: Warning[] = [];
   if (input.history !== undefined) {
     warnings.push({
@@ -238,6 +263,14 @@ export function planOrderUpdate(current: OrderRow, before: LineRow[], input: Ord
     now,
   );
   Object.assign(columns, paid.columns);
+  const history: string[] = [];
+  const was = current.paid_amount ?? '0.00';
+  if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) !== toCents(was)) {
+    columns.paid_by_hand_at = now;
+    history.push(`paid_amount set to ${fromCents(toCents(input.paid_amount))} by hand (was ${fromCents(toCents(was))})`);
+  }
+  const back = toGiveBack(columns.paid_amount !== undefined ? columns.paid_amount : current.paid_amount, invoice, status.cancelled);
+  if (back > 0n) warnings.push(overpaid(prefix, back, current.currency_id, status.cancelled, invoice));
   const holdChanges = status.cancelled !== current.is_cancelled;
   const lines =
     input.line !== undefined || holdChanges
@@ -251,7 +284,25 @@ export function planOrderUpdate(current: OrderRow, before: LineRow[], input: Ord
   if (paid.becamePaid) events.push('paid');
   if (paid.becamePaidInFull) events.push('paid_in_full');
   events.push(...statusEvents(status.became), 'changed');
-  return { columns, warnings, paid, lines, events, cancels: status.became.has('is_cancelled') };
+  return { columns, warnings, paid, history, lines, events, cancels: status.became.has('is_cancelled') };
+}
+
+/** What an order holds beyond what it is owed, in cents: all of paid_amount once it is cancelled. */
+function toGiveBack(paidAmount: string | null, invoice: string, cancelled: boolean): bigint {
+  const paid = toCents(paidAmount ?? '0.00');
+  return cancelled ? paid : paid - toCents(invoice);
+}
+
+/** The warning of a write after which the order holds money to give back (lib/order/README.md, paid_amount by hand). */
+function overpaid(prefix: string, back: bigint, currency: string, cancelled: boolean, invoice: string): Warning {
+  const field = `${prefix}.paid_amount`;
+  const why = cancelled ? 'the order is cancelled' : `${field} exceeds invoice_amount ${invoice}`;
+  return {
+    warning: 'overpaid',
+    code: 200,
+    field,
+    description: `${why}: ${fromCents(back)} ${currency} are to be given back to the buyer; set paid_amount to what the order keeps once refunded`,
+  };
 }
 
 const statusEvents = (became: Set<StatusFlag>): EventType[] => [...became].flatMap((flag) => (flagEvents[flag] ? [flagEvents[flag]] : []));

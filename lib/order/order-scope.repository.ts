@@ -20,7 +20,7 @@ export const orderScopeRepository = {
     return inOrderScope(knex('sales_order'), scope).select('id');
   },
 
-  /** The orders in scope as the bank matching reads them: number, invoice number, what is owed, the billing name. */
+  /** The orders in scope as the bank matching reads them: number, invoice number, what is owed, the billing name, when paid_amount was last set by hand. */
   toMatch(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
     return inOrderScope(trx('sales_order'), scope).select(
       'id',
@@ -31,6 +31,7 @@ export const orderScopeRepository = {
       'is_cancelled',
       trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
       trx.raw("customer->'address'->>'name' AS name"),
+      'paid_by_hand_at',
     );
   },
 

@@ -52,6 +52,8 @@ export interface OrderUpdatePlan extends OrderWritePlan {
   internalId: string;
   /** Its lines when the change replaces them. */
   lines?: LineRow[];
+  /** History entries the change writes (a paid_amount set by hand). */
+  history?: string[];
 }
 
 /**
@@ -201,6 +203,7 @@ export class OrderWrites {
     );
     await orderRepository.insertHistory(trx, [
       ...creates.flatMap((c, i) => c.history.map((text) => ({ order_internal_id: created[i]!.internalId, text }))),
+      ...updates.flatMap((u) => (u.history ?? []).map((text) => ({ order_internal_id: u.internalId, text }))),
       ...payments.flatMap((p) => p.history.map((text) => ({ order_internal_id: p.update.internal_id, text }))),
     ]);
     const written: [string, OrderWritePlan][] = [

@@ -57,6 +57,8 @@ export interface OrderRow {
   add_field: string[][] | null;
   credit_main_id: string | null;
   transaction_ids: string[];
+  /** When the seller last changed paid_amount by hand (POST order/{order_id}/, order/list/); lib/bank's matching reads it. */
+  paid_by_hand_at: Date | null;
 }
 
 /** A stored line (position = Order_line_type id). */
@@ -94,6 +96,8 @@ export interface PaymentRow {
   invoice_amount: string;
   currency_id: string;
   invoice_number: string | null;
+  /** When the seller last changed paid_amount by hand: a payment stored before it is not booked (order-payment.service.ts). */
+  paid_by_hand_at: Date | null;
 }
 
 export interface PaymentUpdate {
@@ -295,6 +299,7 @@ export const orderReadColumns = [
   'add_field',
   'credit_main_id',
   'transaction_ids',
+  'paid_by_hand_at',
 ] as const;
 
 /*
@@ -481,7 +486,7 @@ export const orderRepository = {
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
   async lockForPayment(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<PaymentRow[]> {
     return inOrderScope(trx('sales_order'), scope)
-      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'is_shipped', 'paid_amount', 'invoice_amount', 'currency_id', 'invoice_number')
+      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'is_shipped', 'paid_amount', 'invoice_amount', 'currency_id', 'invoice_number', 'paid_by_hand_at')
       .whereRaw('id = ANY(?::text[])', [ids])
       .orderBy('internal_id')
       .forUpdate();

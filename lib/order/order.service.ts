@@ -42,6 +42,8 @@ export interface OrderChange extends OrderCreate {
   idField?: string;
   /** The request's If-Match (POST order/{order_id}/): the change applies only to the state it names (README, conditional updates). */
   ifMatch?: string;
+  /** The seller's own write (POST order/{order_id}/, order/list/), not a channel's or send_mit's: a paid_amount it changes is set by hand. */
+  byHand?: boolean;
 }
 
 /**
@@ -173,7 +175,7 @@ const checkOrderIfMatch = (trx: Knex.Transaction, accountId: number, orderId: st
 export async function updateOrderIn(
   trx: Knex.Transaction,
   caller: OrderCaller,
-  { orderId, input, path: prefix, warnings, idField = 'order_id', ifMatch }: OrderChange,
+  { orderId, input, path: prefix, warnings, idField = 'order_id', ifMatch, byHand = false }: OrderChange,
   writes: OrderWrites,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
@@ -187,7 +189,7 @@ export async function updateOrderIn(
   const { prepaid } = await checkReferences(trx, caller, input, prefix, current);
   const before = await orderRepository.lines(trx, current.internal_id);
   const now = new Date();
-  const plan = planOrderUpdate(current, before, input, prepaid, now, prefix);
+  const plan = planOrderUpdate(current, before, input, prepaid, now, prefix, byHand);
   warnings.push(...plan.warnings);
   const { columns } = plan;
   if (input.customer) {
@@ -214,6 +216,7 @@ export async function updateOrderIn(
     internalId: current.internal_id,
     columns,
     ...(settled ? { lines: settled.lines } : {}),
+    history: plan.history,
     events: plan.events,
     at: now,
     moves: settled?.moves ?? [],
@@ -238,9 +241,10 @@ export async function updateOneOrderIn(
   input: OrderInput,
   warnings: Warning[],
   ifMatch?: string,
+  byHand = false,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const writes = new OrderWrites(caller, new StockBatch());
-  const update = await updateOrderIn(trx, caller, { orderId, input, path: 'order', warnings, ifMatch }, writes);
+  const update = await updateOrderIn(trx, caller, { orderId, input, path: 'order', warnings, ifMatch, byHand }, writes);
   const later = new PendingWrites();
   await writes.apply(trx, later);
   await later.write(trx, caller.accountId);
@@ -259,7 +263,7 @@ export async function updateOrder(caller: OrderCaller, orderId: string, input: O
   // A retry must not repeat the warnings of the failed attempt.
   return inTransaction(async (trx) => {
     const attempt: Warning[] = [];
-    await sellerCancelled(trx, caller.accountId, orderId, await updateOneOrderIn(trx, caller, orderId, input, attempt, ifMatch));
+    await sellerCancelled(trx, caller.accountId, orderId, await updateOneOrderIn(trx, caller, orderId, input, attempt, ifMatch, true));
     warnings.push(...attempt);
   }, caller.requestId);
 }

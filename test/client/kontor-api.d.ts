@@ -4495,7 +4495,7 @@ export interface components {
       currency_id?: string | null;
       /** @description ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount) */
       match_rule?: unknown;
-      /** @description ours: why the record is not assigned (no_match, ambiguous, several_orders, overpayment, currency_mismatch, order_cancelled, amount_mismatch, order_deleted) */
+      /** @description ours: why the record is not assigned (no_match, ambiguous, several_orders, overpayment, currency_mismatch, order_cancelled, amount_mismatch, order_deleted, booked_by_hand) */
       unassigned_reason?: unknown;
     } | null;
     get_bank_transfer_answer: {
@@ -4532,7 +4532,7 @@ export interface components {
         currency_id?: string & unknown;
         /** @description ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount) */
         readonly match_rule?: unknown;
-        /** @description ours: why the record is not assigned (no_match, ambiguous, several_orders, overpayment, currency_mismatch, order_cancelled, amount_mismatch, order_deleted) */
+        /** @description ours: why the record is not assigned (no_match, ambiguous, several_orders, overpayment, currency_mismatch, order_cancelled, amount_mismatch, order_deleted, booked_by_hand) */
         readonly unassigned_reason?: unknown;
       };
       /**
