@@ -42,6 +42,8 @@ export interface Caller extends OrderScope {
   oauthClientId: number | null;
   /** The third-party client's own client_id, whose app[] entry of a stock item it owns (lib/stock); null or absent: the seller's own token. */
   clientId?: string | null;
+  /** The client access (authorization) the token belongs to; null or absent: the seller's own token. What a client makes that outlives the request goes with it (lib/event handlers). */
+  clientAccessId?: number | null;
   /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */
   portalAccountId: number | null;
   /**

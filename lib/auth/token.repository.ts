@@ -9,6 +9,8 @@ export interface Grant {
   scope: Scope[];
   /** The client's own client_id (lib/stock keys a client's app[] entry by it); null for the seller's tokens. Read with an access token. */
   clientId?: string | null;
+  /** The client access of the token's chain (a client's authorization); null for the seller's tokens. Read with an access token. */
+  clientAccessId?: number | null;
 }
 
 interface GrantRow {
@@ -74,11 +76,12 @@ export const tokenRepository = {
   async findAccessToken(hash: string): Promise<(Grant & { expiresAt: Date }) | undefined> {
     const row = await db()('access_token AS t')
       .leftJoin('oauth_client AS c', 'c.id', 't.oauth_client_id')
-      .select('t.*', 'c.client_id')
+      .leftJoin('client_access AS a', 'a.chain_id', 't.chain_id')
+      .select('t.*', 'c.client_id', 'a.id AS client_access_id')
       .where({ 't.token_hash': hash })
       .andWhere('t.expires_at', '>', db().fn.now())
-      .first<(GrantRow & { client_id: string | null; expires_at: Date }) | undefined>();
-    return row ? { ...toGrant(row), clientId: row.client_id, expiresAt: row.expires_at } : undefined;
+      .first<(GrantRow & { client_id: string | null; client_access_id: number | null; expires_at: Date }) | undefined>();
+    return row ? { ...toGrant(row), clientId: row.client_id, clientAccessId: row.client_access_id, expiresAt: row.expires_at } : undefined;
   },
 
   async insertRefreshToken(trx: Knex, hash: string, grant: Grant, ttlSeconds: number, chainId: string): Promise<void> {

@@ -7,6 +7,7 @@ import { conditionsHold } from './event-condition';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord } from './event-record';
 import { eventRunRepository } from './event-run.repository';
+import { loginDisabled, loginDisabledReason } from './login-disabled';
 
 export interface DispatchResult {
   /** One run job per handler whose condition held (visible at GET job/{job_id}/). */
@@ -30,8 +31,15 @@ function targeted(handler: EventHandlerRow, targets: unknown): boolean {
 export async function dispatchEvent(eventId: string, event: JobPayloads['event.emit'], occurredAt: Date): Promise<DispatchResult> {
   const handlers = await eventHandlerRepository.activeFor(event.accountId, event.section, event.type);
   if (handlers.length === 0) return { runs: [], skipped: [] };
+  if (await loginDisabled(event.accountId)) return notRun(handlers);
   return dispatchTo(handlers, eventId, event, occurredAt);
 }
+
+/** Every handler skipped: the account's login is disabled (login-disabled.ts). */
+const notRun = (handlers: EventHandlerRow[]): DispatchResult => ({
+  runs: [],
+  skipped: handlers.map((h) => ({ handler_id: h.id, reason: loginDisabledReason })),
+});
 
 /**
  * event.emit_many: each part dispatched as its own event.emit would be (its row's job id is the
@@ -42,15 +50,19 @@ export async function dispatchEvent(eventId: string, event: JobPayloads['event.e
 export async function dispatchEventParts(parts: MergedPart<JobPayloads['event.emit']>[], occurredAt: Date): Promise<MergedResult> {
   const outcome: MergedResult = { parts: {} };
   const handlersOf = new Map<string, Promise<EventHandlerRow[]>>();
+  const disabledOf = new Map<number, Promise<boolean>>();
   for (const { jobId, data, queuedAt } of parts) {
     const key = `${data.accountId} ${data.section} ${data.type}`;
     if (!handlersOf.has(key)) handlersOf.set(key, eventHandlerRepository.activeFor(data.accountId, data.section, data.type));
     const handlers = await handlersOf.get(key)!;
+    if (handlers.length > 0 && !disabledOf.has(data.accountId)) disabledOf.set(data.accountId, loginDisabled(data.accountId));
     // Under the request that queued the part, as the worker runs a job of its own: its runs and their deliveries carry it.
     const result =
       handlers.length === 0
         ? { runs: [], skipped: [] }
-        : await withRequestId(data.request_id, () => dispatchTo(handlers, jobId, data, queuedAt === undefined ? occurredAt : new Date(queuedAt)));
+        : (await disabledOf.get(data.accountId))
+          ? notRun(handlers)
+          : await withRequestId(data.request_id, () => dispatchTo(handlers, jobId, data, queuedAt === undefined ? occurredAt : new Date(queuedAt)));
     outcome.parts[jobId] = { state: 'completed', result };
   }
   return outcome;
@@ -75,7 +87,12 @@ export async function dispatchEventBatch(batchJobId: string, batch: JobPayloads[
   const result: BatchDispatchResult = { records: batch.recordIds.length, runs: [], skipped: [] };
   const handlers = await eventHandlerRepository.activeFor(batch.accountId, batch.section, batch.type);
   if (handlers.length === 0) return result;
+  const disabled = await loginDisabled(batch.accountId);
   for (const recordId of batch.recordIds) {
+    if (disabled) {
+      result.skipped.push(...notRun(handlers).skipped.map((r) => ({ record_id: recordId, ...r })));
+      continue;
+    }
     const event = { accountId: batch.accountId, section: batch.section, type: batch.type, recordId, ...(batch.cause ? { cause: batch.cause } : {}) };
     const one = await dispatchTo(handlers, batchEventId(batchJobId, recordId), event, occurredAt);
     result.runs.push(...one.runs.map((r) => ({ record_id: recordId, ...r })));

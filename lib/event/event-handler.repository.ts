@@ -24,6 +24,8 @@ export interface EventHandlerRow {
   pause_reason: string | null;
   /** The portal account the creating client was bound to; null: all (the seller's own tokens, clients granted all). */
   portal_account_grant: number | null;
+  /** The client access whose token created it (its revocation deletes the handler: the foreign key's cascade); null: the seller's own tokens, or made before it was recorded. */
+  client_access_id: number | null;
 }
 
 // The row type of event_handler for Knex (declared once here, lib/event owns the table).

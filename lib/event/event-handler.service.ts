@@ -1,9 +1,10 @@
 import { config } from '../../config';
-import { OrderScope, grantOf } from '../access';
+import { Caller, OrderScope, grantOf } from '../access';
 import { inTransaction, transaction } from '../db';
-import { DomainError, invalidField, notFound } from '../errors';
+import { DomainError, forbidden, invalidField, notFound, unauthenticated } from '../errors';
 import { decimalValue } from './event-condition';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
+import { handlerScopes } from './event-handler-scopes';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
 import { isForbiddenHostLiteral } from './webhook-host';
@@ -186,17 +187,44 @@ async function stockConditionIds(accountId: number, section: string, conditions:
 }
 
 /**
- * POST admin/event/handler/: checks the definition against the catalog and stores it with the
- * caller's portal-account grant (a bound client's handler acts only on that portal account's
- * records); 400 names what is wrong, also when the account has EVENT_HANDLERS_PER_ACCOUNT already.
+ * A handler acts for its maker long after the request, so it is made only with the scopes of what
+ * its action does (event-handler-scopes.ts), besides the route's admin_w: else 403
+ * insufficient_scope naming what is missing, the framework's answer to a token without an
+ * endpoint's scope (lib/errors forbidden). A pair the table does not know is refused too.
  */
-export async function createEventHandler(scope: OrderScope, input: EventHandlerInput): Promise<EventHandlerRow> {
+function checkActionScopes(caller: Pick<Caller, 'scopes'>, section: string, action: string): void {
+  const needed = handlerScopes(section, action);
+  if (!needed) throw new Error(`event handler scopes: no entry for action ${action} of section ${section} (lib/event/event-handler-scopes.ts)`);
+  const missing = needed.filter((s) => !caller.scopes.has(s));
+  if (missing.length) throw forbidden(missing.join(' '));
+}
+
+/** Who creates a handler: the caller's account, grant, scopes and client access (null: the seller's own token). */
+export type HandlerMaker = Pick<Caller, 'accountId' | 'portalAccountGrant' | 'requestId' | 'scopes' | 'oauthClientId' | 'clientAccessId'>;
+
+/** A client's token whose client access is gone (revoked while the request ran): its handler would outlive the revocation. */
+const accessRevoked = () => unauthenticated('invalid_token', 'the client access of this access token was revoked; the client must be authorized again');
+
+/** The insert's foreign key found the client access deleted meanwhile (event_handler.client_access_id). */
+const isClientAccessGone = (err: unknown) =>
+  (err as { code?: string; constraint?: string }).code === '23503' && /client_access/.test((err as { constraint?: string }).constraint ?? '');
+
+/**
+ * POST admin/event/handler/: checks the definition against the catalog and the caller's scopes
+ * (checkActionScopes), and stores it with the caller's portal-account grant (a bound client's
+ * handler acts only on that portal account's records) and client access (a client's handlers go
+ * when its access is revoked: the foreign key's cascade); 400 names what is wrong, also when the
+ * account has EVENT_HANDLERS_PER_ACCOUNT already.
+ */
+export async function createEventHandler(scope: HandlerMaker, input: EventHandlerInput): Promise<EventHandlerRow> {
   const section = sectionOf(input);
   const action = findAction(section, input.action.id);
   if (!action) throw invalidField(at('action.id'), `${at('action.id')} ${input.action.id} is not an action of section ${section} (system/event/action/)`);
   if (!action.type.includes(input.type.id)) {
     throw invalidField(at('action.id'), `${at('action.id')} ${action.action} does not respond to event type ${input.type.id}`);
   }
+  checkActionScopes(scope, section, action.action);
+  if (scope.oauthClientId !== null && !scope.clientAccessId) throw accessRevoked();
   const required = checkRequired(action, input.action.required);
   if (action.action === 'mail') await checkMailRecipient(scope.accountId, section, required.to!, at('action.required.to'));
   const condition = await stockConditionIds(scope.accountId, section, checkConditions(section, input.condition));
@@ -214,8 +242,12 @@ export async function createEventHandler(scope: OrderScope, input: EventHandlerI
       condition,
       signing_secret: newSigningSecret(),
       portal_account_grant: grantOf(scope),
+      client_access_id: scope.clientAccessId ?? null,
     });
-  }, scope.requestId);
+  }, scope.requestId).catch((err: unknown) => {
+    if (isClientAccessGone(err)) throw accessRevoked();
+    throw err;
+  });
   return (await eventHandlerRepository.get(scope, id))!;
 }
 

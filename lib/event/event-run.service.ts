@@ -11,6 +11,7 @@ import { createTaskOnce } from '../task';
 import { causeAfter } from './event-chain';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord, recordIds } from './event-record';
+import { loginDisabled, loginDisabledReason } from './login-disabled';
 import { assertMailRecipient } from './mail-recipient';
 import { fillTemplate } from './template';
 import { startDelivery } from './webhook-delivery.service';
@@ -141,13 +142,15 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
 }
 
 /**
- * event.run: runs one handler's action for one event. A handler deleted or deactivated since is
- * skipped; a paused notification handler's delivery is held. Throwing retries with backoff; a
- * permanent domain error (lib/errors) ends the run as failed.
+ * event.run: runs one handler's action for one event. A handler deleted or deactivated since, or
+ * of an account whose login is disabled, is skipped; a paused notification handler's delivery is
+ * held. Throwing retries with backoff; a permanent domain error (lib/errors) ends the run as failed.
  */
 export async function runEventHandler(runId: string, run: Run, lastAttempt = false): Promise<Record<string, unknown>> {
   const handler = await eventHandlerRepository.get(handlerScope(run.accountId, null), run.handlerId);
   if (!handler || (!handler.is_active && !handler.paused_at)) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
+  // Queued before the operator disabled the login: not run now (login-disabled.ts).
+  if (await loginDisabled(run.accountId)) return { handler_id: run.handlerId, skipped: loginDisabledReason };
   // The events the action raises (an order_flag's order changed, ...) carry this handler in their chain (event-chain.ts).
   return withEventCause(causeAfter(run.cause, handler.id), () => act(runId, run, handler, lastAttempt));
 }

@@ -137,6 +137,7 @@ function handlerFor(e: Endpoint) {
           scopes: new Set(grant.scope),
           oauthClientId: grant.oauthClientId,
           clientId: grant.clientId ?? null,
+          clientAccessId: grant.clientAccessId ?? null,
           portalAccountGrant: grant.portalAccountId ?? 'all',
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
           requestId: opened.key,

@@ -64,7 +64,7 @@ describe('webhooks to a receiver behind HTTP Basic authentication (events worker
     const made = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
     expect(made.status, made.text).to.equal(201);
     // Document 1 has no update of a handler: to change one, a client creates it anew from what it read, and deletes the old one.
-    const client = await clientToken(seller, `masked-${seller.id}`, 'all', 'admin_r admin_w');
+    const client = await clientToken(seller, `masked-${seller.id}`, 'all', 'admin_r admin_w order_r');
     const read = (await call(`admin/event/handler/${made.body.event_handler_id}/`, { token: client })).body.event_handler as Record<string, unknown>;
     for (const masked of [
       read,

@@ -70,6 +70,7 @@ const migrations: string[] = [
   '20261128_1100_portal_listing_listed_sku_index',
   '20261128_1200_bank_dutch_tags_backfill',
   '20261128_1500_event_handler_url_password_sealed',
+  '20261129_1901_event_handler_client',
   '20261129_1903_order_line_set_parts',
   '20261129_1904_order_paid_by_hand',
 ];
