@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { sellerAsSender } from '../account';
 import { invalidInput, noLongerExists, Warning } from '../errors';
 import { log } from '../log';
-import { mailAddress, refusedForGood, sendMail } from '../mail';
+import { mailAddress, messageIdOf, refusedForGood, sendMail } from '../mail';
 import { updateOrder } from '../order';
 import type { StatusFlag } from '../order';
 import type { JobPayloads } from '../queue';
@@ -65,7 +65,9 @@ async function mail(runId: string, run: Run, handler: EventHandlerRow, lastAttem
   const subject = fillTemplate(handler.required.subject!, record);
   // The seller's own mail (its template): under its name, answered to it, as send_mit's.
   const { sender } = await sellerAsSender(run.accountId);
-  const sent = await sendMail({ to, subject, text: fillTemplate(handler.required.template!, record), ...sender }).catch(async (err: unknown) => {
+  // The run's own Message-ID: a retry after a lost 250 (or a worker gone before the run completed) sends the same message again (lib/mail README).
+  const messageId = await messageIdOf(`${runId}.event-mail`);
+  const sent = await sendMail({ messageId, to, subject, text: fillTemplate(handler.required.template!, record), ...sender }).catch(async (err: unknown) => {
     // The server refused this recipient or message for good (a 5xx, lib/mail refusedForGood): the run fails at once with its
     // answer (GET job/{job_id}/), instead of asking again with every retry; anything else is retried with the queue's backoff.
     const refused = refusedForGood(err);

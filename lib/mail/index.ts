@@ -5,5 +5,5 @@
  */
 export { offerDevMailCatcher } from './dev-mail-catcher';
 export { mailAddress } from './mail-address';
-export { refusedForGood, sendMail } from './mailer';
+export { messageIdOf, refusedForGood, sendMail } from './mailer';
 export type { OutgoingMail } from './mailer';

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import type { Transporter } from 'nodemailer';
 import { config } from '../../config';
 
@@ -36,6 +37,12 @@ export function transportUrl(url: string): string {
 }
 
 export interface OutgoingMail {
+  /**
+   * The mail's Message-ID, the caller's (messageIdOf): the same on every try of the one job or run
+   * that sends it, so a mail sent again after a lost 250 or a lost mark is one message to the
+   * receiver (RFC 5322 3.6.4), not two.
+   */
+  messageId: string;
   to: string;
   subject: string;
   text: string;
@@ -72,6 +79,23 @@ async function addressOf(from: string): Promise<string> {
   const { default: parse } = await import('nodemailer/lib/addressparser');
   const [first] = parse(from, { flatten: true });
   return first?.address || from;
+}
+
+/**
+ * The Message-ID of the mail a job or run sends, `<key@MAIL_FROM's domain>` (as nodemailer's own
+ * random ids take the domain). The key names the one message (`<job id>.in-transit`): every try
+ * sends it under the same id, which mailbox providers recognise as one message (RFC 5322 3.6.4;
+ * decision, README.md). Characters a Message-ID cannot carry (not RFC 5322 atext or a dot) become
+ * `-`.
+ */
+export async function messageIdOf(key: string): Promise<string> {
+  const left = key
+    .replace(/[^A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]/g, '-')
+    .replace(/^\.+|\.+$/g, '')
+    .replace(/\.{2,}/g, '.');
+  const address = await addressOf(config().mailFrom);
+  const domain = address.includes('@') ? domainToASCII(address.slice(address.lastIndexOf('@') + 1)) : '';
+  return `<${left || 'mail'}@${domain || 'localhost'}>`;
 }
 
 /** Sends one text mail through SMTP; resolves with the server's message id. A refused or unreachable server throws (see refusedForGood). */

@@ -2,7 +2,7 @@ import { allOrdersOf } from '../access';
 import { sellerAsSender } from '../account';
 import { db } from '../db';
 import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
-import { mailAddress, refusedForGood, sendMail } from '../mail';
+import { mailAddress, messageIdOf, refusedForGood, sendMail } from '../mail';
 import { adapterFor, isShippedByChannelAtPortal, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import type { PortalTarget } from '../portals';
@@ -199,7 +199,8 @@ async function sendInTransitMail(run: JobPayloads['order.send_mit'], order: Orde
   const { sender, locale, name } = await sellerAsSender(run.accountId);
   const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText, { locale, name });
   try {
-    const sent = await sendMail({ to, ...mail, ...sender });
+    // The job's own Message-ID: sent again after a lost 250 or a lost mark, it is one message to the buyer's mailbox (lib/mail README).
+    const sent = await sendMail({ messageId: await messageIdOf(`${ctx.jobId}.in-transit`), to, ...mail, ...sender });
     return { sent: true, to, message_id: sent.messageId };
   } catch (err) {
     // A 5xx to the recipient or the message (lib/mail refusedForGood) is recorded at once: another try gets the same answer.

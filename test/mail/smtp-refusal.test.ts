@@ -23,7 +23,9 @@ import { runJobOf } from '../event/handlers';
 /**
  * An SMTP server answering RCPT TO as a real one does: 550 for a mailbox that does not exist
  * (local part `gone-...`), 451 the first time for a greylisted one (`grey-...`), else 250.
- * It counts every RCPT TO by address and keeps the raw messages.
+ * For `lost-...` the first message is taken whole and the connection then drops before the 250
+ * (a server that may deliver it, a network that lost the answer). It counts every RCPT TO by
+ * address and keeps the raw messages (a lost one too).
  */
 async function startSmtp(
   options: { hideSMTPUTF8?: boolean } = {},
@@ -31,6 +33,7 @@ async function startSmtp(
   const rcpt = new Map<string, number>();
   const commands: string[] = [];
   const mails: { to: string; smtpUtf8: boolean; raw: string }[] = [];
+  const sockets = new Map<number | undefined, net.Socket>();
   const smtp = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     hideSMTPUTF8: options.hideSMTPUTF8 ?? false,
@@ -59,12 +62,15 @@ async function startSmtp(
       let raw = '';
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
       stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), smtpUtf8: session.envelope.smtpUtf8 ?? false, raw });
+        const to = session.envelope.rcptTo.map((r) => r.address).join(',');
+        mails.push({ to, smtpUtf8: session.envelope.smtpUtf8 ?? false, raw });
+        if (to.startsWith('lost-') && mails.filter((m) => m.to === to).length === 1) return void sockets.get(session.remotePort)?.destroy();
         callback();
       });
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtp.server.on('connection', (socket: net.Socket) => sockets.set(socket.remotePort, socket));
   return {
     url: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
     rcpt,
@@ -179,7 +185,30 @@ describe('send_mit mail over SMTP: a refused recipient, a greylisting server', f
     expect(smtp.rcpt.get(email)).to.equal(2);
     expect(smtp.mails.filter((m) => m.to === email)).to.have.length(1);
   });
+
+  it("when the connection drops after the server took the mail and before its 250, then the retry sends it again under the same Message-ID, the job's (RFC 5322 3.6.4: one message, one id; the buyer's mailbox keeps one)", async () => {
+    const seller = await newSeller();
+    const email = mailbox('lost');
+    const orderId = await createOrder(seller, { email });
+    const res = await call(`order/${orderId}/send_mit/`, {
+      token: seller.token,
+      body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], mail_text: 'Thanks' } },
+    });
+    expect(res.status, res.text).to.equal(202);
+    const jobId = res.body.job_id as string;
+    const job = await finished(seller, jobId);
+    expect(job.state, String(job.error)).to.equal('completed');
+    const sent = smtp.mails.filter((m) => m.to === email);
+    expect(sent).to.have.length(2);
+    // Before: nodemailer's random <uuid@domain> on each, two messages for the mailbox provider.
+    const id = `<${jobId}.in-transit@${mailFromDomain()}>`;
+    expect(sent.map((m) => headerOf(m.raw, 'Message-ID'))).to.deep.equal([id, id]);
+    expect((job.result as { mail: Record<string, unknown> }).mail).to.deep.equal({ sent: true, to: email, message_id: id });
+  });
 });
+
+/** The domain of MAIL_FROM's address, the right part of every Message-ID Kontor gives. */
+const mailFromDomain = () => /@([^@>\s]+)>?\s*$/.exec(config().mailFrom)![1];
 
 describe('mail handlers over SMTP: a refused recipient, a greylisting server, the Subject on the wire', function () {
   this.timeout(60000);
@@ -264,6 +293,23 @@ describe('mail handlers over SMTP: a refused recipient, a greylisting server, th
     expect(job.state, String(job.error)).to.equal('completed');
     expect(smtp.rcpt.get(email)).to.equal(2);
     expect(smtp.mails.filter((m) => m.to === email)).to.have.length(1);
+  });
+
+  it("when the connection drops after the server took the mail and before its 250, then the run's retry sends it again under the same Message-ID, the run's", async () => {
+    const seller = await newSeller();
+    const handlerId = await mailHandler(seller, 'Order {id}');
+    const email = mailbox('lost');
+    await createOrder(seller, { email });
+    const runId = await waitFor(() => runJobOf(seller, handlerId), 'the mail run');
+    const job = await finished(seller, runId);
+    expect(job.state, String(job.error)).to.equal('completed');
+    const sent = smtp.mails.filter((m) => m.to === email);
+    expect(sent).to.have.length(2);
+    // Before: two random ids, two messages in the buyer's mailbox.
+    const id = `<${runId}.event-mail@${mailFromDomain()}>`;
+    expect(sent.map((m) => headerOf(m.raw, 'Message-ID'))).to.deep.equal([id, id]);
+    expect(job.result).to.deep.include({ to: email, message_id: id });
+    expect(await tasksOf(seller)).to.have.length(0);
   });
 
   it('when a Subject has a long run without blanks, then every line stays within 998 characters and the Subject reads back whole (RFC 2047 encoded words)', async () => {

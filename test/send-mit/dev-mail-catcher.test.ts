@@ -24,7 +24,12 @@ describe('the mail catcher offered under npm start', () => {
       await catcher.waitFor(/development mail catcher (on 127\.0\.0\.1:\d+|not started)/);
       expect(catcher.output()).not.to.contain('not started');
       setConfig({ ...original, smtpUrl });
-      await sendMail({ to: 'buyer@example.com', subject: 'Your order 1_2026_11 is on its way', text: 'Tracking: 123' });
+      await sendMail({
+        messageId: '<catcher-test.in-transit@kontor.localhost>',
+        to: 'buyer@example.com',
+        subject: 'Your order 1_2026_11 is on its way',
+        text: 'Tracking: 123',
+      });
       await catcher.waitFor(/mail to buyer@example\.com: "Your order 1_2026_11 is on its way" -> (\S+\.eml)/);
       const file = /-> (\S+\.eml)/.exec(catcher.output())![1]!;
       expect(fs.readFileSync(file, 'utf8')).to.contain('Tracking: 123');

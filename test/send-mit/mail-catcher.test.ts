@@ -14,10 +14,17 @@ describe('the developer mail catcher', () => {
     const original = config();
     setConfig({ ...original, smtpUrl: catcher.url });
     try {
-      await sendMail({ to: 'buyer@example.com', subject: 'Your order 1_2026_11 is on its way', text: 'Tracking: 123' });
+      await sendMail({
+        messageId: '<catcher-test.in-transit@kontor.localhost>',
+        to: 'buyer@example.com',
+        subject: 'Your order 1_2026_11 is on its way',
+        text: 'Tracking: 123',
+      });
       expect(seen).to.have.length(1);
       expect(seen[0]).to.deep.include({ to: 'buyer@example.com', subject: 'Your order 1_2026_11 is on its way' });
       expect(fs.readFileSync(seen[0]!.file, 'utf8')).to.contain('Tracking: 123');
+      // The caller's Message-ID, not one of nodemailer's random ones (lib/mail README).
+      expect(fs.readFileSync(seen[0]!.file, 'utf8')).to.match(/^Message-ID: <catcher-test\.in-transit@kontor\.localhost>\r?$/m);
       expect(path.dirname(seen[0]!.file)).to.equal(dir);
     } finally {
       closeMailer();
