@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { AccountWork, OrderScope } from '../access';
 import { db, transaction } from '../db';
-import { notFound } from '../errors';
+import { invalidField, notFound } from '../errors';
 import { checkIfMatch, SearchRequest } from '../http';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
 import { MovementCause, stockHistoryRepository, writeMovement } from './stock-history.repository';
@@ -190,16 +190,20 @@ const checkItemIfMatch = (trx: Knex.Transaction, accountId: number, stockId: num
     `stock ${stockId} has changed since the state If-Match names (a sale, a set or variant of it, or another client wrote it); read it again (GET stock/${stockId}/ answers its ETag) and decide on what it holds now`,
   );
 
-/** Deletes an item: its variants become independent items, its set links go, CIA hears of it. */
+/**
+ * Deletes an item: its variants become independent items, its own set's links go, CIA hears of it.
+ * A part of a set is refused (README, "A set's part is not deleted"): its sets would sell on without it.
+ */
 export async function deleteStock(trx: Knex.Transaction, accountId: number, stockId: number, ifMatch?: string): Promise<void> {
   await stockRepository.lockSetMainsOf(trx, accountId, stockId);
   const row = await stockRepository.lock(trx, accountId, stockId);
   if (!row) throw notFound(`stock ${stockId}`, 'stock_id');
   await checkItemIfMatch(trx, accountId, stockId, ifMatch);
+  const mains = (await stockRepository.setMainsOf(trx, accountId, stockId)).map((l) => l.main_id);
+  if (mains.length > 0) throw partOfSets(stockId, mains);
   const variants = row.variation_type === 'main' ? await stockRepository.variantIds(trx, accountId, stockId) : [];
   await stockRepository.separateVariants(trx, accountId, variants);
   const subs = (await stockRepository.setSubs(trx, accountId, stockId)).map((l) => l.sub_id);
-  const mains = (await stockRepository.setMainsOf(trx, accountId, stockId)).map((l) => l.main_id);
   // Queued before the row goes, so set mains are still found; the cia worker finds the item gone
   // and ends its offers. A variant's main is adjusted too: left without variants it offers its own
   // quantity again (lib/cia), and nothing else would adjust it.
@@ -207,8 +211,15 @@ export async function deleteStock(trx: Knex.Transaction, accountId: number, stoc
   await queueCiaAdjust(trx, accountId, [stockId, ...variants, ...main], 'stock.deleted');
   await stockRepository.delete(trx, accountId, stockId);
   await stockRepository.refreshSetType(trx, accountId, subs);
-  await refreshAvailable(trx, accountId, [...variants, ...subs, ...mains]);
+  await refreshAvailable(trx, accountId, [...variants, ...subs]);
 }
+
+const partOfSets = (stockId: number, mains: number[]) =>
+  invalidField(
+    'stock_id',
+    `stock_id: stock ${stockId} is a part of the set${mains.length > 1 ? 's' : ''} ${mains.join(', ')}, which would go on selling without it; take it out of ${mains.length > 1 ? 'each set' : 'the set'} first (POST stock/{stock_id}/ of the set with set.sub[] without it) or delete the set`,
+    'status_conflict',
+  );
 
 /** Resolves a path {stock_id} of the account: 404 when unknown or foreign, 300 when ambiguous. */
 export async function resolvePathStockId(accountId: number, ref: string, knex: Knex | Knex.Transaction = db()): Promise<number> {

@@ -326,7 +326,7 @@ describe('stock links when items are deleted', () => {
     expect((await readItem(seller, variant)).variation).to.deep.equal({ type: 'none' });
   });
 
-  it('when a set sub is deleted, then the set main follows its remaining subs and CIA adjusts it', async () => {
+  it('when a set sub is deleted, then 400 names stock_id and the set keeps its parts (it would sell on without one); taken out of the set first, the part is deleted, and the set main follows its remaining subs and CIA adjusts it', async () => {
     const a = await createItem(seller, { name: 'A', quantity: 4 });
     const b = await createItem(seller, { name: 'B', quantity: 1 });
     const main = await createItem(seller, {
@@ -339,17 +339,33 @@ describe('stock links when items are deleted', () => {
       },
     });
     expect((await readItem(seller, main)).quantity_available).to.equal(1);
+    const refused = await call(`stock/${b}/`, { token: seller.token, method: 'DELETE' });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.error).to.deep.equal([
+      {
+        error: 'status_conflict',
+        description: `stock_id: stock ${b} is a part of the set ${main}, which would go on selling without it; take it out of the set first (POST stock/{stock_id}/ of the set with set.sub[] without it) or delete the set`,
+        code: 400,
+        field: 'stock_id',
+      },
+    ]);
+    expect((await readItem(seller, b)).quantity).to.equal(1);
+    expect((await readItem(seller, main)).set).to.deep.equal({
+      type: ['main'],
+      sub: [
+        { id: String(a), quantity: 1 },
+        { id: String(b), quantity: 1 },
+      ],
+    });
     const before = (await ciaRows(seller)).length;
-    await call(`stock/${b}/`, { token: seller.token, method: 'DELETE' });
+    const out = await call(`stock/${main}/`, { token: seller.token, body: { stock: { set: { type: ['main'], sub: [{ id: String(a), quantity: 1 }] } } } });
+    expect(out.status, out.text).to.equal(200);
+    expect((await call(`stock/${b}/`, { token: seller.token, method: 'DELETE' })).status).to.equal(200);
     const item = await readItem(seller, main);
     expect(item.set).to.deep.equal({ type: ['main'], sub: [{ id: String(a), quantity: 1 }] });
     expect(item.quantity_available).to.equal(4);
-    expect(
-      (await ciaRows(seller))
-        .slice(before)
-        .map((r) => r.stockId)
-        .sort(),
-    ).to.deep.equal([b, main].sort());
+    // The set's change adjusts the set and its parts old and new; the delete, the part.
+    expect([...new Set((await ciaRows(seller)).slice(before).map((r) => r.stockId))].sort()).to.deep.equal([a, b, main].sort());
   });
 
   it('when specifics_set is sent to an item that is not a main, then 400 names it', async () => {
