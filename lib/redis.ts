@@ -53,6 +53,11 @@ export function redis(): RedisClient {
   return shared;
 }
 
+/** The process's producer connection if one is open, without opening one (for timers, which must not open one after closeRedis). */
+export function openRedis(): RedisClient | undefined {
+  return shared;
+}
+
 export async function closeRedis(): Promise<void> {
   if (shared) await shared.quit().catch(() => shared?.disconnect());
   shared = undefined;

@@ -2,7 +2,7 @@
 import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
 import { boundStatements, closeDb } from '../lib/db';
-import { answerClientError } from '../lib/http';
+import { answerClientError, stopLiveness } from '../lib/http';
 import { log } from '../lib/log';
 import { processRegistry } from '../lib/metrics';
 import { closeRedis, redis, whenReady } from '../lib/redis';
@@ -17,6 +17,8 @@ function main(): void {
   guardProcessStart(config(), 'web', (line) => log.warn(line));
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
+  // After the HTTP server has answered its calls, before Redis closes: what is left in flight ends.
+  onShutdown('rate limit liveness', stopLiveness);
   processRegistry.setDefaultLabels({ process: 'web' });
   const server = serve('http', createApp(), port, host, () => {
     log.info({ url: `${publicUrl}/v1.1/` }, 'api listening');

@@ -45,13 +45,14 @@ describe('failure: Redis away or stalled', function () {
     let web: Running | undefined;
     let base = '';
     let seller: Seller;
+    let webEnv: Record<string, string> = {};
 
     beforeEach(async () => {
       seller = await newSeller();
       redisPort = await freePort();
       redis = await startRedisServer(redisPort);
       const port = await freePort();
-      web = runEntry('server/index.ts', {
+      webEnv = {
         NODE_ENV: 'test',
         LOG_LEVEL: 'info',
         PORT: String(port),
@@ -61,8 +62,9 @@ describe('failure: Redis away or stalled', function () {
         // A quota a test can use up; a day's window, so that none ends during a test but at midnight.
         RATE_LIMIT_PER_WINDOW: '4',
         RATE_LIMIT_WINDOW_SECONDS: '86400',
-      });
-      await web.waitFor(/api listening/);
+      };
+      web = runEntry('server/index.ts', webEnv);
+      await web.waitFor(/api listening/, 60_000);
       base = `http://127.0.0.1:${port}`;
     });
     afterEach(async () => {
@@ -89,6 +91,49 @@ describe('failure: Redis away or stalled', function () {
       expect(after.status, after.text).to.equal(200);
       expect(after.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
       expect(web!.output()).not.to.include('"level":50');
+    });
+
+    it('when the web process is killed (kill -9) while a call of the account is in flight, then the next web process serves the account within seconds, not 429 too_many_concurrent_calls with a false Retry-After for 2 minutes', async () => {
+      const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
+      // A paying update waits for the invoice counter the test holds: the account's one call in flight.
+      const holder = await db().transaction();
+      try {
+        await counterRepository.take(holder, seller.id, 'invoice', 0);
+        const paying = call(`order/${orderId}/`, { base, token: seller.token, body: { order: { paid_amount: '10.00' } } }).catch((err: Error) => err);
+        await untilOneWaitsForALock();
+        const inFlight = await call('system/currency/EUR/', { base, token: seller.token });
+        expect(
+          inFlight.body.error?.map((e) => e.error),
+          'a live call in flight',
+        ).to.deep.equal(['too_many_concurrent_calls']);
+        expect(inFlight.headers.get('retry-after')).to.equal('1');
+        await killChild(web!.child);
+        expect(await paying).to.be.instanceOf(Error);
+      } finally {
+        await holder.rollback();
+      }
+      const port = await freePort();
+      web = runEntry('server/index.ts', { ...webEnv, PORT: String(port) });
+      await web.waitFor(/api listening/, 60_000);
+      base = `http://127.0.0.1:${port}`;
+      const listening = Date.now();
+
+      // As a client obeying Retry-After: each refusal says 1 s, and the account is served once the
+      // killed process's liveness key has run out (5 s), well before the 120 s bound.
+      const refusals: ApiResponse[] = [];
+      for (;;) {
+        const res = await call('system/currency/EUR/', { base, token: seller.token });
+        if (res.status === 200) break;
+        expect(
+          res.body.error?.map((e) => e.error),
+          res.text,
+        ).to.deep.equal(['too_many_concurrent_calls']);
+        refusals.push(res);
+        expect(Date.now() - listening, "served within the liveness key's lifetime").to.be.below(15_000);
+        await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after')) * 1000));
+      }
+      expect(refusals.map((r) => r.headers.get('retry-after'))).to.deep.equal(refusals.map(() => '1'));
+      expect(refusals.length).to.be.at.most(6);
     });
 
     it('when Redis is away, then the web process counts the limits itself: one call of an account at a time, and its quota, each 429 with Retry-After and the X-RateLimit headers, never let through unlimited', async () => {

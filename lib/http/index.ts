@@ -30,7 +30,7 @@ export {
   xmlReference,
 } from './media';
 export { openApiDocument } from './openapi';
-export { acquire, quotaOf, rateLimitHeaders } from './rate-limit';
+export { acquire, quotaOf, rateLimitHeaders, stopLiveness } from './rate-limit';
 export { revisionNotes } from './revisions';
 export {
   absentWhenNull,

@@ -3,7 +3,7 @@ import { config } from '../../config';
 import { movedTime, now } from '../clock';
 import { DomainError, throttled, dependencyUnavailable } from '../errors';
 import { log } from '../log';
-import { atTurnWrite, callGroupOf, isSlotError, luaNow, redis, redisScript, turnWritten } from '../redis';
+import { atTurnWrite, callGroupOf, isSlotError, luaNow, openRedis, redis, RedisClient, redisScript, turnWritten } from '../redis';
 import { admitLocally, releaseLocally } from './rate-limit-local';
 
 export interface RateLimitState {
@@ -15,11 +15,89 @@ export interface RateLimitState {
 
 /** Days looked back for the daily relief (document 1: at most 3 times in 30 days). */
 const reliefPeriodDays = 30;
-/** A call older than this no longer counts as in flight: a killed process cannot block its account for long. */
+/**
+ * A call older than this no longer counts as in flight even if its process lives: the bound for a
+ * call stuck in a live process. A process that is gone ends its calls sooner (its liveness key).
+ */
 const inFlightStaleMs = 120_000;
 /** Names a call in flight: unique across processes (the tag) and within one (the count), no random bytes per call. */
 const processTag = crypto.randomBytes(6).toString('base64url');
 let callCount = 0;
+
+/*
+ * The liveness of this process (decision, lib/http/README.md): a key named by its tag that lives
+ * livenessTtlMs and is set again every livenessRefreshMs by a timer of the process (unref'd,
+ * stopped at shutdown), never by a call. A call in flight whose process has no such key was cut
+ * off with its process (kill -9, a crash, a host gone): it is ended when it stands in the way of
+ * the account's next call. Before, it stood for inFlightStaleMs (2 minutes) and every call of
+ * the seller was answered 429 too_many_concurrent_calls "Retry-After: 1" meanwhile, although
+ * document 1 counts the calls being processed and none was.
+ */
+const livenessTtlMs = 5_000;
+const livenessRefreshMs = 1_000;
+
+/** The liveness key of a process tag. Not in an account's slot: read only on a refusal, by its own command. */
+export const livenessKeyOf = (tag: string) => `${config().queuePrefix}:live:${tag}`;
+
+let livenessTimer: NodeJS.Timeout | undefined;
+let livenessStopped = false;
+/** The connection the key was last set (or waited for) on: a new one (after closeRedis) gets it set at once. */
+let livenessOn: RedisClient | undefined;
+const waitingForReady = new WeakSet<RedisClient>();
+
+/** Sets this process's liveness key on the connection that is open; opens none (a timer must not reopen a closed one). */
+function refreshLiveness(): void {
+  const connection = openRedis();
+  if (!connection) return;
+  livenessOn = connection;
+  if (connection.status === 'ready') {
+    connection.set(livenessKeyOf(processTag), '1', 'PX', livenessTtlMs).catch(() => undefined);
+  } else if (!waitingForReady.has(connection)) {
+    // Before the first call's script: its 'ready' listener was added first and the script waits a turn.
+    waitingForReady.add(connection);
+    connection.once('ready', () => {
+      waitingForReady.delete(connection);
+      refreshLiveness();
+    });
+  }
+}
+
+/** Keeps the key from this process's first script on: per turn two comparisons, no command. */
+function keepAlive(): void {
+  if (livenessStopped) return;
+  livenessTimer ??= setInterval(refreshLiveness, livenessRefreshMs).unref();
+  if (livenessOn !== openRedis()) refreshLiveness();
+}
+
+/** At shutdown, once the HTTP server has answered its calls: the timer stops and the key goes (what is left in flight ends). */
+export async function stopLiveness(): Promise<void> {
+  livenessStopped = true;
+  clearInterval(livenessTimer);
+  livenessTimer = undefined;
+  const connection = openRedis();
+  if (connection?.status === 'ready') await connection.del(livenessKeyOf(processTag)).catch(() => undefined);
+}
+
+/** The process tag of a call in flight (`tag:count`). */
+const tagOf = (requestId: string) => requestId.slice(0, requestId.lastIndexOf(':'));
+
+/**
+ * The calls in flight, among those that refused a call, whose process has no liveness key: gone.
+ * This process's own are live. Only on a refusal (one command per other process); when Redis
+ * cannot say, none: the call stays refused, never let through.
+ */
+async function goneCalls(holders: string[]): Promise<string[]> {
+  const others = holders.filter((id) => tagOf(id) !== processTag);
+  if (others.length === 0) return [];
+  const tags = [...new Set(others.map(tagOf))];
+  try {
+    const live = await Promise.all(tags.map((tag) => redis().exists(livenessKeyOf(tag))));
+    const gone = new Set(tags.filter((_, i) => live[i] === 0));
+    return others.filter((id) => gone.has(tagOf(id)));
+  } catch {
+    return [];
+  }
+}
 
 /*
  * One round trip for every acquire and release of this process in one turn of the event loop
@@ -35,8 +113,9 @@ let callCount = 0;
  * ARGV: number of acquires, window seconds, limit, max in flight, a moved clock's ms or '', stale
  * ms, relief days allowed in the period, period days; then per acquire its weight and request
  * id; then the request id of each release.
- * Returns Redis's time (ms), then per acquire: used weight, the limit in force, and 1 admitted,
- * 0 over the quota, -1 too many in flight.
+ * Returns Redis's time (ms), then per acquire: used weight, the limit in force, 1 admitted, 0 over
+ * the quota, -1 too many in flight, and on -1 the calls in flight (up to 16 ids, space-separated;
+ * '' otherwise) for the liveness check of their processes.
  */
 const admissionScript = redisScript(
   'kontorRateLimitTurn',
@@ -61,7 +140,9 @@ local function admit(k, weight, id)
   local current = tonumber(counted[1]) == window
   local used = 0
   if current then used = tonumber(counted[2]) or 0 end
-  if redis.call('ZCARD', KEYS[k + 2]) >= tonumber(ARGV[4]) then return used, limit, -1 end
+  if redis.call('ZCARD', KEYS[k + 2]) >= tonumber(ARGV[4]) then
+    return used, limit, -1, table.concat(redis.call('ZRANGE', KEYS[k + 2], 0, 15), ' ')
+  end
   if current then
     used = redis.call('HINCRBY', KEYS[k + 1], 'used', weight)
   else
@@ -78,16 +159,17 @@ local function admit(k, weight, id)
       limit = base * 2
     end
   end
-  if used > limit then return used, limit, 0 end
+  if used > limit then return used, limit, 0, '' end
   redis.call('ZADD', KEYS[k + 2], now, id)
   redis.call('PEXPIRE', KEYS[k + 2], ARGV[6])
-  return used, limit, 1
+  return used, limit, 1, ''
 end
 for a = 0, n - 1 do
-  local used, limit, admitted = admit(4 * a, tonumber(ARGV[9 + 2 * a]), ARGV[10 + 2 * a])
+  local used, limit, admitted, holders = admit(4 * a, tonumber(ARGV[9 + 2 * a]), ARGV[10 + 2 * a])
   out[#out + 1] = used
   out[#out + 1] = limit
   out[#out + 1] = admitted
+  out[#out + 1] = holders
 end
 return out
 `,
@@ -100,6 +182,8 @@ interface Admission {
   admitted: 1 | 0 | -1;
   nowSeconds: number;
   window: number;
+  /** On -1: the ids of the calls in flight. */
+  holders: string[];
 }
 
 interface PendingAcquire {
@@ -154,6 +238,7 @@ function flushTurn(): void {
     group.ids.push(ids[i]!);
   });
   for (const group of groups.values()) sendGroup(group.pending, group.keys, group.ids);
+  keepAlive();
 }
 
 let unavailableWarnings = 0;
@@ -178,12 +263,12 @@ function sendGroup(pending: PendingAcquire[], keys: string[], ids: string[]): vo
   ];
   admissionScript([...acquireKeys, ...keys], args).then(
     (answer) => {
-      const [redisNow, ...values] = answer as number[];
-      const nowSeconds = Math.floor(redisNow! / 1000);
+      const [redisNow, ...values] = answer as [number, ...(number | string)[]];
+      const nowSeconds = Math.floor(redisNow / 1000);
       const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
       pending.forEach((a, i) => {
-        const [used, limit, admitted] = values.slice(3 * i, 3 * i + 3) as [number, number, Admission['admitted']];
-        a.settle({ used, limit, admitted, nowSeconds, window });
+        const [used, limit, admitted, holders] = values.slice(4 * i, 4 * i + 4) as [number, number, Admission['admitted'], string];
+        a.settle({ used, limit, admitted, nowSeconds, window, holders: holders ? holders.split(' ') : [] });
       });
     },
     (err: unknown) => {
@@ -234,10 +319,22 @@ const callsKey = (accountId: number) => `${accountTag(accountId)}:calls`;
  */
 export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState; release: () => Promise<void> }> {
   const requestId = `${processTag}:${(callCount += 1)}`;
-  const admission = await new Promise<Admission | null | 'refused'>((settle) => {
-    acquires.push({ accountId, weightTenths, requestId, settle });
-    queueFlush();
-  });
+  const admit = () =>
+    new Promise<Admission | null | 'refused'>((settle) => {
+      acquires.push({ accountId, weightTenths, requestId, settle });
+      queueFlush();
+    });
+  let admission = await admit();
+  // Refused for calls in flight: those of a process that is gone end, and the call is asked again
+  // (their releases go first in the same script). A refused call counted nothing.
+  if (admission !== null && admission !== 'refused' && admission.admitted === -1) {
+    const gone = await goneCalls(admission.holders);
+    if (gone.length > 0) {
+      log.info({ accountId, calls: gone }, 'calls in flight of a web process that is gone ended');
+      for (const id of gone) queueRelease(callsKey(accountId), id);
+      admission = await admit();
+    }
+  }
   if (admission === 'refused') throw dependencyUnavailable('redis');
   const { rateLimitPerWindow, rateLimitWindowSeconds, concurrentCallsPerAccount } = config();
   // Redis could not count the call: this process counts it (rate-limit-local.ts), never unlimited.
@@ -253,6 +350,8 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   const reset = (window + 1) * rateLimitWindowSeconds;
   const state = { limit: limit / 10, remaining: Math.max(0, Math.floor((limit - used) / 10)), reset };
   if (admitted === 0) throw tooMany('too_many_requests', 'the call quota of this period is used up', state, reset - nowSeconds);
+  // A live call in flight may end at any moment: the short value (lib/http/README.md). One of a
+  // process that is gone no longer refuses (above); one stuck in a live process, at most 120 s.
   if (admitted === -1)
     throw tooMany(
       'too_many_concurrent_calls',

@@ -4,7 +4,7 @@ import { config, loadConfig, setConfig } from '../../config';
 import { throttledLogin } from '../../lib/auth/login-throttle';
 import { db } from '../../lib/db/knex';
 import { DomainError } from '../../lib/errors';
-import { acquire } from '../../lib/http/rate-limit';
+import { acquire, livenessKeyOf } from '../../lib/http/rate-limit';
 import { waitForPortalSlot } from '../../lib/portals/portal-rate-limit';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { bullPrefix, QueueName } from '../../lib/queue/queues';
@@ -176,6 +176,27 @@ describe('on a Redis Cluster (3 masters, 3 replicas, started by the test)', func
         rateLimitReliefDays: original.rateLimitReliefDays,
       });
     }
+  });
+
+  it("when an account's call in flight belongs to a web process that is gone (no liveness key), then the next call is admitted; one of a live process (its key in another slot) refuses with Retry-After 1", async () => {
+    const account = 910101;
+    const calls = `${config().queuePrefix}:{a${account}}:calls`;
+    const live = livenessKeyOf('cluster-live');
+    expect(slotOf(live), "the liveness key sits outside the account's slot").to.not.equal(slotOf(calls));
+    await redis().zadd(calls, Date.now(), 'cluster-gone:1');
+    const admitted = await acquire(account, 10);
+    await admitted.release();
+    expect(await redis().zscore(calls, 'cluster-gone:1')).to.equal(null);
+
+    await redis().set(live, '1', 'PX', 60_000);
+    await redis().zadd(calls, Date.now(), 'cluster-live:1');
+    const refused = await acquire(account, 10).then(
+      () => undefined,
+      (err: DomainError) => err,
+    );
+    expect([refused?.id, refused?.retryAfterSeconds]).to.deep.equal(['too_many_concurrent_calls', 1]);
+    await redis().del(live);
+    (await acquire(account, 10)).release();
   });
 
   it('when a login is tried too often, then the throttle refuses it on the cluster (its keys in one slot, the address counter in another) and a right password elsewhere still logs in', async () => {
