@@ -125,7 +125,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
           await checkAddressCountries(input, path);
           if (planned) {
             // A planned create refuses before its first write: no savepoint needed.
-            await planOrderCreate(trx, caller, { input, path }, writes);
+            await planOrderCreate(trx, caller, { input, path, byHand: true }, writes);
             return { code: 201, fields: { order_id: '' } };
           }
           // Its stock joins the list's only when it succeeds.
@@ -157,7 +157,7 @@ async function writeItem(
   writes: OrderWrites,
 ): Promise<{ code: number; id: string }> {
   if (orderId === undefined) {
-    await planOrderCreate(trx, caller, { input: input!, path }, writes);
+    await planOrderCreate(trx, caller, { input: input!, path, byHand: true }, writes);
     const [written] = await writes.flush(trx);
     return { code: 201, id: written!.id };
   }

@@ -186,8 +186,12 @@ export interface NewOrderPlan {
   events: EventType[];
 }
 
-/** A create: `prepaid` is whether its payment method is prepaid (read by the caller). */
-export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, prefix: string): NewOrderPlan {
+/**
+ * A create: `prepaid` is whether its payment method is prepaid (read by the caller). `byHand`: the
+ * seller's create (POST order/, order/list/), whose paid_amount above 0.00 is stamped
+ * paid_by_hand_at as an update's is (planOrderUpdate): money the seller saw arrive before the order.
+ */
+export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, prefix: string, byHand = false): NewOrderPlan {
   const drafts = lineDrafts(input, prefix);
   const status = applyStatus(input, undefined, now, prefix);
   const invoice = invoiceAmount(drafts, input.shipping?.fee ?? null, `${prefix}.line`);
@@ -205,6 +209,7 @@ export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, pre
     invoice_amount: invoice,
     ...paid.columns,
   };
+  if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) > 0n) columns.paid_by_hand_at = now;
   const events: EventType[] = ['created'];
   if (paid.becamePaid) events.push('paid');
   if (paid.becamePaidInFull) events.push('paid_in_full');

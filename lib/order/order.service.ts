@@ -32,6 +32,8 @@ export interface OrderCaller extends OrderScope {
 export interface OrderCreate {
   input: OrderInput;
   path: string;
+  /** The seller's own write (POST order/, order/list/, POST order/{order_id}/), not a channel's or send_mit's: a paid_amount it sets is set by hand. */
+  byHand?: boolean;
 }
 
 /** A change of an order as a request gives it (path as in OrderCreate), and the warnings of its answer. */
@@ -42,8 +44,6 @@ export interface OrderChange extends OrderCreate {
   idField?: string;
   /** The request's If-Match (POST order/{order_id}/): the change applies only to the state it names (README, conditional updates). */
   ifMatch?: string;
-  /** The seller's own write (POST order/{order_id}/, order/list/), not a channel's or send_mit's: a paid_amount it changes is set by hand. */
-  byHand?: boolean;
 }
 
 /**
@@ -107,11 +107,16 @@ async function checkReferences(
  * batch needs no savepoint per create. OrderWrites.flush numbers and inserts it; apply also
  * applies the StockBatch.
  */
-export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller, { input, path: prefix }: OrderCreate, writes: OrderWrites): Promise<void> {
+export async function planOrderCreate(
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  { input, path: prefix, byHand = false }: OrderCreate,
+  writes: OrderWrites,
+): Promise<void> {
   if (!writes.customers) await writes.startRun(trx, [input]);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const now = new Date();
-  const plan = planNewOrder(input, prepaid, now, prefix);
+  const plan = planNewOrder(input, prepaid, now, prefix, byHand);
   // Before the customer: an unknown item refuses the order before the run's book holds its buyer.
   const { lines, moves } = await writes.stock.settle(trx, caller.accountId, {
     before: [],
@@ -144,9 +149,9 @@ export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller
  * own): its customer's contact data, lines, stock quantities and history, events and cia.adjust
  * jobs go as one statement at the end.
  */
-export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<WrittenOrder> {
+export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, byHand = false): Promise<WrittenOrder> {
   const writes = new OrderWrites(caller, await StockBatch.forOrders(trx, caller.accountId, [input]));
-  await planOrderCreate(trx, caller, { input, path: 'order' }, writes);
+  await planOrderCreate(trx, caller, { input, path: 'order', byHand }, writes);
   const later = new PendingWrites();
   const [written] = await writes.apply(trx, later);
   await later.write(trx, caller.accountId);
@@ -254,7 +259,7 @@ export async function updateOneOrderIn(
 /** POST order/: one order in one transaction. */
 export async function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
   await checkAddressCountries(input, 'order');
-  return (await inTransaction((trx) => createOrderIn(trx, caller, input), caller.requestId)).id;
+  return (await inTransaction((trx) => createOrderIn(trx, caller, input, true), caller.requestId)).id;
 }
 
 /** POST order/{order_id}/: one update in one transaction; with If-Match only of the order's state it names. */

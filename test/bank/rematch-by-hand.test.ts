@@ -68,6 +68,34 @@ describe('bank: the re-match and money the seller booked by hand', () => {
     expect(await record(s, t.bank_id)).to.include({ unassigned_reason: 'booked_by_hand' });
   });
 
+  it('when a transfer arrives before its order and the seller creates the order with that money as paid_amount (POST order/ or order/list/), then the re-match does not pay it again', async () => {
+    const s = await newSeller();
+    const first = await transfer(s, { sender: 'Petra Part', subject: 'Anzahlung', amount: '10.00' });
+    const second = await transfer(s, { sender: 'Paul Part', subject: 'Anzahlung', amount: '10.00' });
+    expect([first.is_order_paid, second.is_order_paid]).to.deep.equal(['0', '0']);
+    const buyer = (name: string) => ({
+      customer: { email: 'buyer@example.com', address: { name } },
+      line: [{ id: 1, price: '20.00', quantity: 1 }],
+      paid_amount: '10.00',
+    });
+    const created = await call('order/', { token: s.token, body: { order: buyer('Petra Part') } });
+    expect(created.status, created.text).to.equal(201);
+    const listed = await call('order/list/', { token: s.token, body: { order: [buyer('Paul Part')] } });
+    expect(listed.status, listed.text).to.be.oneOf([200, 207]);
+    const item = (listed.body.response as { code: number; order_id: string }[])[0]!;
+    expect(item.code).to.equal(201);
+
+    await rematchAll();
+
+    for (const [orderId, t] of [
+      [created.body.order_id as string, first],
+      [item.order_id, second],
+    ] as const) {
+      expect((await readOrder(s, orderId)).paid_amount, orderId).to.equal('10.00');
+      expect(await record(s, t.bank_id), orderId).to.include({ unassigned_reason: 'booked_by_hand' });
+    }
+  });
+
   it('when a transfer is stored after the seller booked part of the order by hand, then it pays the rest as before', async () => {
     const s = await newSeller();
     const order = await orderPaidBy(s, '30.00', 'Petra Part');
