@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { nodeArgs, procfileProcesses } from '../bin/procfile';
 import { config } from '../config';
+import { createKnex } from '../lib/db';
+import { migrateDatabase } from '../lib/migrate';
 import { freePort, root, runEntry, runNode } from './support/process';
 
 const exec = promisify(execFile);
@@ -65,6 +67,31 @@ describe('the kontor CLI (provisioning by support)', () => {
 
 describe('processes (Procfile lines)', function () {
   this.timeout(60000);
+
+  it('when the web process starts on a database its release step has not migrated, then /health/ready answers 503 naming the schema (no traffic for it), and 200 once the migrations ran', async () => {
+    const databaseUrl = config().databaseUrl.replace(/\/[^/]+$/, `/kontor_unmigrated_${process.pid}`);
+    const admin = createKnex(config().databaseUrl, 1);
+    const name = databaseUrl.split('/').at(-1)!;
+    await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.raw(`CREATE DATABASE ${name}`);
+    const port = await freePort();
+    const web = runEntry('server/index.ts', { PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', KONTOR_PROCESS: 'web' });
+    try {
+      await web.waitFor(/api listening/);
+      const behind = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      expect(behind.status).to.equal(503);
+      expect(await behind.json()).to.deep.equal({ ready: false, down: ['schema'], postgres: 'ok', redis: 'ok', schema: 'behind' });
+      await migrateDatabase(databaseUrl);
+      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      expect(ready.status).to.equal(200);
+      expect(await ready.json()).to.deep.equal({ ready: true, postgres: 'ok', redis: 'ok', schema: 'ok' });
+    } finally {
+      expect(await web.stop()).to.equal(0);
+      await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.destroy();
+    }
+    expect(web.output()).to.match(/the database lacks migrations this code ships/);
+  });
 
   it('when a request is refused by the HTTP parser (headers over 16 KB, malformed HTTP), then the answer still carries the error envelope, and nothing of the request reaches the log', async () => {
     const port = await freePort();

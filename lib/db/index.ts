@@ -14,6 +14,7 @@ export { jsonParameter } from './json-parameter';
 export { boundStatements, closeDb, createKnex, db } from './knex';
 export { migrationSource } from './migrations';
 export { prepared } from './prepared';
+export { schemaCurrent } from './schema-current';
 export { readTolerantOfLag } from './read-replica';
 export type { Statement } from './statement';
 export { commitOutcome, inTransaction, isConflictVictim, inSavepoint, requestOf, transaction } from './transaction';

@@ -1,5 +1,5 @@
 import { log } from '../log';
-import { db } from '../db';
+import { db, schemaCurrent } from '../db';
 import { redis, whenReady } from '../redis';
 
 const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
@@ -25,8 +25,12 @@ async function check(name: 'postgres' | 'redis', probe: () => Promise<unknown>):
   }
 }
 
-/** Readiness: Postgres and Redis both answer within a second; when not ready, `down` names those that do not. */
-export async function readiness(): Promise<{ ready: boolean; down?: string[]; postgres: string; redis: string }> {
+/**
+ * Readiness: Postgres and Redis both answer within a second, and the database holds every migration
+ * this code ships (`schema`: a web process started before its release step would answer 500s); when
+ * not ready, `down` names what is not.
+ */
+export async function readiness(): Promise<{ ready: boolean; down?: string[]; postgres: string; redis: string; schema: string }> {
   const [postgres, cache] = await Promise.all([
     check('postgres', () => within(db().raw('SELECT 1'), 1000)),
     check('redis', () =>
@@ -36,6 +40,20 @@ export async function readiness(): Promise<{ ready: boolean; down?: string[]; po
       ),
     ),
   ]);
-  const down = [postgres === 'ok' ? '' : 'postgres', cache === 'ok' ? '' : 'redis'].filter(Boolean);
-  return down.length === 0 ? { ready: true, postgres, redis: cache } : { ready: false, down, postgres, redis: cache };
+  const schema = postgres === 'ok' ? await schemaState() : 'unknown';
+  const down = [postgres === 'ok' ? '' : 'postgres', cache === 'ok' ? '' : 'redis', schema === 'behind' ? 'schema' : ''].filter(Boolean);
+  return down.length === 0 ? { ready: true, postgres, redis: cache, schema } : { ready: false, down, postgres, redis: cache, schema };
+}
+
+/** 'ok', 'behind' (a migration this code ships has not run: logged once, naming what to run) or 'unknown' (the check itself failed). */
+async function schemaState(): Promise<string> {
+  const state = await within(schemaCurrent(), 1000).then(
+    (current) => (current ? 'ok' : 'behind'),
+    () => 'unknown',
+  );
+  if (state === 'behind' && lastReason.get('schema') !== state)
+    log.warn({ dependency: 'schema' }, 'readiness: the database lacks migrations this code ships; run `kontor migrate` (the release step)');
+  if (state === 'ok') lastReason.delete('schema');
+  else lastReason.set('schema', state);
+  return state;
 }

@@ -19,7 +19,7 @@ describe('fleet: operator pages', () => {
     expect((await fetch(`${base}/health/live`)).status).to.equal(200);
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.deep.equal({ ready: true, postgres: 'ok', redis: 'ok' });
+    expect(await ready.json()).to.deep.equal({ ready: true, postgres: 'ok', redis: 'ok', schema: 'ok' });
   });
 
   it('when metrics are asked without or with wrong operator credentials, then the answer is 401', async () => {

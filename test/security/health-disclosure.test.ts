@@ -26,7 +26,7 @@ describe('the open readiness check tells nothing of the inside', function () {
       const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
       const text = await ready.text();
       expect(ready.status).to.equal(503);
-      expect(JSON.parse(text)).to.deep.equal({ ready: false, down: ['postgres', 'redis'], postgres: 'unavailable', redis: 'unavailable' });
+      expect(JSON.parse(text)).to.deep.equal({ ready: false, down: ['postgres', 'redis'], postgres: 'unavailable', redis: 'unavailable', schema: 'unknown' });
       expect(text).not.to.match(/kontor_internal_role|127\.0\.0\.1|ECONNREFUSED/);
       await web.waitFor(/kontor_internal_role/);
     } finally {
