@@ -168,7 +168,19 @@ declare module 'knex/types/tables' {
   }
 }
 
-const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken', 'stock_taken_parts'] as const;
+const lineColumns = [
+  'position',
+  'name',
+  'sku',
+  'quantity',
+  'price',
+  'tax',
+  'transaction_id',
+  'stock_align_id',
+  'stock_id',
+  'stock_taken',
+  'stock_taken_parts',
+] as const;
 const insertedLineColumns = ['order_internal_id', ...lineColumns].map((c) => `"${c}"`).join(', ');
 const insertLinesSql = `INSERT INTO sales_order_line (${insertedLineColumns})
   SELECT ${insertedLineColumns} FROM jsonb_populate_recordset(NULL::sales_order_line, ?::jsonb)`;
