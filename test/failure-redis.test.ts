@@ -7,6 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
+import IORedis from 'ioredis';
 import { config, Config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { closeQueues } from '../lib/queue';
@@ -134,6 +135,18 @@ describe('failure: Redis away or stalled', function () {
       }
       expect(refusals.map((r) => r.headers.get('retry-after'))).to.deep.equal(refusals.map(() => '1'));
       expect(refusals.length).to.be.at.most(6);
+
+      // A process stopped as operators stop it (SIGTERM) takes its liveness key along.
+      const own = new IORedis(redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await own.connect();
+        const liveKeys = () => own.keys(`${webEnv.QUEUE_PREFIX}:live:*`);
+        expect(await liveKeys(), 'the running process').to.have.length(1);
+        expect(await web.stop()).to.equal(0);
+        expect(await liveKeys()).to.deep.equal([]);
+      } finally {
+        own.disconnect();
+      }
     });
 
     it('when Redis is away, then the web process counts the limits itself: one call of an account at a time, and its quota, each 429 with Retry-After and the X-RateLimit headers, never let through unlimited', async () => {
