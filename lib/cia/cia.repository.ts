@@ -248,13 +248,15 @@ export const ciaRepository = {
    * The portal holds these states' quantities by its own limit until a time (eBay's revisions of
    * a listing a day): not sent, not refused, not failing the push; the sweep sends them again
    * then. The reason is their last_error, which the CIA state shows. One statement for the batch.
+   * Only at the sequence sent (as `ack`): a wanted quantity an adjustment wrote while the call
+   * was out (a sale lowering it) is not held for the old one's sake; its own push decides.
    */
   async hold(trx: Knex.Transaction, held: { state: CiaStateRow; until: Date; message: string }[]): Promise<void> {
     if (held.length === 0) return;
     await trx.raw(
       `UPDATE cia_portal_state s SET held_until = v.until, last_error = v.message
-       FROM unnest(?::bigint[], ?::timestamptz[], ?::text[]) AS v(id, until, message) WHERE s.id = v.id`,
-      [held.map((h) => h.state.id), held.map((h) => h.until.toISOString()), held.map((h) => h.message.slice(0, 1000))],
+       FROM unnest(?::bigint[], ?::bigint[], ?::timestamptz[], ?::text[]) AS v(id, seq, until, message) WHERE s.id = v.id AND s.desired_seq = v.seq`,
+      [held.map((h) => h.state.id), held.map((h) => h.state.desired_seq), held.map((h) => h.until.toISOString()), held.map((h) => h.message.slice(0, 1000))],
     );
   },
 
@@ -269,6 +271,30 @@ export const ciaRepository = {
   /** Removes these states of the account (ids of states an adjustment read and locked). */
   async removeStateIds(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<void> {
     await trx('cia_portal_state').where({ account_id: accountId }).whereIn('id', ids).delete();
+  },
+
+  /**
+   * The channel took units sold there off its own offer of these items (channelSold): what it
+   * shows is the acknowledged quantity less them (never below 0), and the wanted quantity is due
+   * again (its sequence moves, a hold is forgotten: the push decides again against the lower
+   * quantity). States never acknowledged are waiting for their push already. The states are
+   * locked in id order, as every writer of states locks them. One statement.
+   */
+  async soldAtChannel(trx: Knex.Transaction, accountId: number, target: PushTarget, sold: { stockId: number; units: number }[]): Promise<void> {
+    if (sold.length === 0) return;
+    await trx
+      .raw(
+        `
+      WITH v AS (SELECT stock_id, sum(units)::int AS units FROM unnest(?::int[], ?::int[]) AS u(stock_id, units) GROUP BY stock_id),
+      locked AS MATERIALIZED (
+        SELECT id FROM cia_portal_state WHERE account_id = ? AND portal = ? AND portal_account_id = ? AND stock_id IN (SELECT stock_id FROM v)
+        ORDER BY id FOR UPDATE)
+      UPDATE cia_portal_state s
+      SET acked_quantity = greatest(s.acked_quantity - v.units, 0), desired_seq = s.desired_seq + 1, held_until = NULL, updated_at = now()
+      FROM v WHERE s.id IN (SELECT id FROM locked) AND s.stock_id = v.stock_id AND s.acked_quantity IS NOT NULL`,
+        [sold.map((x) => x.stockId), sold.map((x) => x.units), accountId, target.portal, target.portalAccountId],
+      )
+      .options(prepared);
   },
 
   /** A reconcile offers refused quantities to the portal once more. */
@@ -289,22 +315,25 @@ export const ciaRepository = {
   /**
    * Each state's own reason to be sent again (a push's retry outcomes: one item waits for a
    * lookup token, another answered 503), where recordError writes one for all. One statement.
+   * Only at the sequence sent: a newer wanted quantity was not tried (its push, due without an
+   * error, is the sweep's to find, and the channel's last quantity is still known).
    */
-  async recordErrors(knex: Knex, accountId: number, errors: { stateId: string; message: string }[]): Promise<void> {
+  async recordErrors(knex: Knex, accountId: number, errors: { state: CiaStateRow; message: string }[]): Promise<void> {
     if (errors.length === 0) return;
     await knex.raw(
       `UPDATE cia_portal_state s SET last_error = v.message
-       FROM unnest(?::bigint[], ?::text[]) AS v(id, message) WHERE s.id = v.id AND s.account_id = ?`,
-      [errors.map((e) => e.stateId), errors.map((e) => e.message.slice(0, 1000)), accountId],
+       FROM unnest(?::bigint[], ?::bigint[], ?::text[]) AS v(id, seq, message) WHERE s.id = v.id AND s.desired_seq = v.seq AND s.account_id = ?`,
+      [errors.map((e) => e.state.id), errors.map((e) => e.state.desired_seq), errors.map((e) => e.message.slice(0, 1000)), accountId],
     );
   },
 
-  async recordError(knex: Knex, accountId: number, stateIds: string[], error: string): Promise<void> {
-    if (stateIds.length > 0)
-      await knex('cia_portal_state')
-        .where('account_id', accountId)
-        .whereIn('id', stateIds)
-        .update({ last_error: error.slice(0, 1000) });
+  /** One reason for all the states of a failed call; only at the sequences sent (recordErrors). */
+  async recordError(knex: Knex, accountId: number, states: CiaStateRow[], error: string): Promise<void> {
+    await ciaRepository.recordErrors(
+      knex,
+      accountId,
+      states.map((state) => ({ state, message: error })),
+    );
   },
 
   /**

@@ -107,6 +107,36 @@ function wantedOf(input: CiaInput, accounts: PortalAccountRef[]): DesiredItem['w
 }
 
 /**
+ * An item's states CIA no longer routes to, each with what becomes of it (decision, README "A
+ * target CIA no longer routes to"). A portal still active on the item whose offer moved to
+ * another of the seller's portal accounts by the routing alone (a portal account made for the
+ * platform, another one made the default; not market_d's named list, the seller's own choice)
+ * `retires` the old account's state: it is wanted at 0, because that channel still offers its
+ * last quantity and nothing else would ever correct it, and goes only once 0 was acknowledged or
+ * refused at that sequence. Every other state no longer wanted (the portal inactive, market_d no
+ * longer naming the account, the portal account gone) is `dropped` at once, the channel left alone.
+ */
+function unrouted(
+  input: CiaInput,
+  accounts: PortalAccountRef[],
+  own: CiaStateRow[],
+  wanted: DesiredItem['wanted'],
+): { retires: DesiredItem['wanted']; dropped: string[] } {
+  const routed = new Set(computeOffers(input).flatMap((offer) => (offer.portalAccountIds.length === 0 ? [offer.portal as string] : [])));
+  const existing = new Set(accounts.map((a) => a.id));
+  const retires: DesiredItem['wanted'] = [];
+  const dropped: string[] = [];
+  for (const s of own) {
+    if (wanted.some((w) => w.portal === s.portal && w.portalAccountId === s.portal_account_id)) continue;
+    const settled = s.desired_quantity === 0 && (BigInt(s.acked_seq) >= BigInt(s.desired_seq) || BigInt(s.refused_seq) >= BigInt(s.desired_seq));
+    if (routed.has(s.portal) && existing.has(s.portal_account_id) && !settled)
+      retires.push({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 });
+    else dropped.push(s.id);
+  }
+  return { retires, dropped };
+}
+
+/**
  * The items of these whose quantity CIA keeps at one portal account (portal and portal account),
  * as they are now: the adjustment's own rule (`wantedOf`: an active cia.<portal>; market_d's named
  * portal accounts, else the seller's of that platform, else the default; a variation main none).
@@ -207,23 +237,23 @@ export async function adjustItems(
       return input !== undefined && isVariationMain(input);
     });
     if (current.some((s) => mains.includes(s.stock_id))) await ciaRepository.removeStates(trx, accountId, mains);
-    const desired = ids.map((stockId): DesiredItem => {
-      const input = inputs.get(stockId);
-      const own = input && isVariationMain(input) ? [] : current.filter((s) => s.stock_id === stockId);
-      // A deleted item: whatever it still offers goes to 0.
-      const wanted = input ? wantedOf(input, accounts) : own.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 }));
-      return { stockId, current: own, wanted };
-    });
     // A target CIA no longer keeps (cia.<portal>.is_active false, or market_d no longer naming
     // that portal account) is left alone, and its state goes (decision): no push still waiting
     // sends it a quantity after the seller took it out, and when CIA keeps it again a new state
     // pushes the quantity then, whatever the channel was set to meanwhile (an unchanged wanted
     // quantity on the old, acknowledged state pushed nothing: the channel kept a hand-set quantity).
-    const dropped = desired.flatMap((item) =>
-      inputs.has(item.stockId)
-        ? item.current.filter((s) => !item.wanted.some((w) => w.portal === s.portal && w.portalAccountId === s.portal_account_id)).map((s) => s.id)
-        : [],
-    );
+    // One the routing alone moved away from, its portal still active, is set to 0 first (unrouted).
+    const dropped: string[] = [];
+    const desired = ids.map((stockId): DesiredItem => {
+      const input = inputs.get(stockId);
+      const own = input && isVariationMain(input) ? [] : current.filter((s) => s.stock_id === stockId);
+      // A deleted item: whatever it still offers goes to 0.
+      if (!input) return { stockId, current: own, wanted: own.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })) };
+      const wanted = wantedOf(input, accounts);
+      const gone = unrouted(input, accounts, own, wanted);
+      dropped.push(...gone.dropped);
+      return { stockId, current: own, wanted: [...wanted, ...gone.retires] };
+    });
     if (dropped.length > 0) await ciaRepository.removeStateIds(trx, accountId, dropped);
     const rows = await ciaRepository.setDesired(trx, accountId, desired);
     // Follow-ups go through the outbox, in this transaction: Postgres keeps them across a Redis restart.

@@ -10,6 +10,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { allOrdersOf } from '../access';
+import { channelSold } from '../cia';
 import { inTransaction } from '../db';
 import { DomainError, isPermanent } from '../errors';
 import { validate } from '../http';
@@ -106,6 +107,20 @@ function checkedDetails(order: ChannelOrder): ChannelDetails {
   };
 }
 
+/**
+ * The units of an imported order's lines that took the seller's stock (linked to an item,
+ * stock_align_id ID_<n>; the channel's and apps' lines are not linked), per item: sold at the
+ * channel, which took them off its own offer (lib/cia channelSold). None for an order cancelled
+ * at import (it takes no stock).
+ */
+export function soldLines(input: OrderInput): { stockId: number; units: number }[] {
+  if (input.status?.is_cancelled) return [];
+  return (input.line ?? []).flatMap((l) => {
+    const id = /^ID_(\d+)$/.exec(l.stock_align_id ?? '')?.[1];
+    return id && l.quantity ? [{ stockId: Number(id), units: l.quantity }] : [];
+  });
+}
+
 export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
   if (unlinked.length === 0) return;
   const lines = unlinked.map((l) => `line ${l.position} "${l.name}": ${l.reason}`).join('\n');
@@ -126,6 +141,7 @@ async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: 
   const input = withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order, portal);
   const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
   const { orderId, internalId } = await createChannelOrderIn(trx, caller, input);
+  await channelSold(trx, account.account_id, { portal, portalAccountId: account.id }, soldLines(input));
   await taskForUnlinked(trx, account.account_id, orderId, source, unlinked);
   await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, {
     order_id: orderId,

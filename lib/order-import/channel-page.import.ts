@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { allOrdersOf } from '../access';
+import { channelSold } from '../cia';
 import { inTransaction } from '../db';
 import { DomainError, isPermanent } from '../errors';
 import { validate } from '../http';
@@ -18,7 +19,7 @@ import { createChannelOrdersIn, orderType, OrderInput } from '../order';
 import type { ChannelOrder } from '../portals';
 import { variationMainsAmong } from '../stock';
 import { stockIdsOfLineSkus } from './line-items';
-import { ImportOutcome, importChannelOrder, refuseOne, sourceOf, taskForUnlinked } from './channel-order.import';
+import { ImportOutcome, importChannelOrder, refuseOne, soldLines, sourceOf, taskForUnlinked } from './channel-order.import';
 import { channelState, orderInputOf, sameState, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
@@ -89,6 +90,9 @@ async function pageIn(trx: Knex.Transaction, account: ImportAccountRow, portal: 
     await taskForUnlinked(trx, accountId, id, sourceOf(account, portal, order), unlinked);
     saved.push({ external_order_id: order.external_order_id, order_id: id, order_internal_id: internalId, channel_state: channelState(order) });
   }
+  // What the channel sold of the seller's stock it took off its own offers (lib/cia channelSold).
+  const sold = creates.flatMap((create, i) => ('refused' in create ? [] : soldLines(valid[i]!.input)));
+  await channelSold(trx, accountId, { portal, portalAccountId }, sold);
   await orderImportRepository.saveMany(trx, accountId, portalAccountId, saved);
   await orderImportRepository.release(
     trx,

@@ -122,24 +122,17 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
     try {
       outcomes = await pushBatch(accountId, target, sent);
     } catch (err) {
-      await ciaRepository
-        .recordError(
-          db(),
-          accountId,
-          sent.map((s) => s.id),
-          (err as Error).message,
-        )
-        .catch(() => undefined);
+      await ciaRepository.recordError(db(), accountId, sent, (err as Error).message).catch(() => undefined);
       throw err;
     }
     if (outcomes.length === 0) break;
     result.calls += 1;
-    const retry: { stateId: string; message: string }[] = [];
+    const retry: { state: CiaStateRow; message: string }[] = [];
     outcomes.forEach((o, i) => {
       if (o.outcome === 'accepted') result.pushed.push({ stock_id: o.stockId, quantity: sent[i]!.desired_quantity });
       else if (o.outcome === 'held') result.held.push({ stock_id: o.stockId, until: o.until.toISOString() });
       else if (o.outcome === 'refused') refused.push(o.message);
-      else retry.push({ stateId: sent[i]!.id, message: o.message });
+      else retry.push({ state: sent[i]!, message: o.message });
     });
     if (retry.length > 0) {
       // Each item's own reason: the first retry's message written to all made one SKU show
