@@ -197,6 +197,19 @@ export interface Config {
   /** Sender address of outgoing mail. */
   mailFrom: string;
   /**
+   * How long an SMTP connection may take to open, the server's greeting to come, and the server
+   * to stay silent on an open connection (a DATA without its answer), in ms: a mail's try ends
+   * well within SHUTDOWN_TIMEOUT_MS (nodemailer's own: 2 min, 30 s, 10 min).
+   */
+  smtpConnectionTimeoutMs: number;
+  smtpGreetingTimeoutMs: number;
+  smtpSocketTimeoutMs: number;
+  /**
+   * The stop bound: how long a process may take on SIGTERM to finish its requests and jobs and
+   * close its pools before it exits 1, logging the jobs still in hand (lib/shutdown.ts).
+   */
+  shutdownTimeoutMs: number;
+  /**
    * Whether notification URLs may point at addresses that are not global unicast (loopback,
    * private, link-local ...). Default: only in development (the sandbox) and test mode (loopback
    * receivers); never by default in production.
@@ -426,6 +439,10 @@ const schema = Joi.object({
     .uri({ scheme: ['smtp', 'smtps'] })
     .default('smtp://127.0.0.1:1025'),
   MAIL_FROM: Joi.string().default('Kontor <no-reply@kontor.localhost>'),
+  SMTP_CONNECTION_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
+  SMTP_GREETING_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
+  SMTP_SOCKET_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(15000),
+  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(1000).max(3600000).default(25000),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Joi.boolean(),
   WEBHOOK_CONCURRENCY_PER_ACCOUNT: Joi.number().integer().min(1).max(100).default(2),
   EVENT_HANDLERS_PER_ACCOUNT: Joi.number().integer().min(1).max(10000).default(50),
@@ -565,6 +582,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLogMaxPerHandler: value.WEBHOOK_LOG_MAX_PER_HANDLER,
     smtpUrl: value.SMTP_URL,
     mailFrom: value.MAIL_FROM,
+    smtpConnectionTimeoutMs: value.SMTP_CONNECTION_TIMEOUT_MS,
+    smtpGreetingTimeoutMs: value.SMTP_GREETING_TIMEOUT_MS,
+    smtpSocketTimeoutMs: value.SMTP_SOCKET_TIMEOUT_MS,
+    shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     webhookAllowPrivateHosts: value.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? value.NODE_ENV !== 'production',
     webhookConcurrencyPerAccount: value.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
     eventHandlersPerAccount: value.EVENT_HANDLERS_PER_ACCOUNT,

@@ -1,34 +1,53 @@
 import http from 'node:http';
+import { config } from '../config';
 import { log } from './log';
 
-type Closer = { name: string; close: () => Promise<void> };
+/** What a closer still has in hand (a worker's jobs), named in the log when the stop bound is reached. */
+export type Unfinished = () => Record<string, unknown>[];
+
+type Closer = { name: string; close: () => Promise<void>; unfinished?: Unfinished };
 
 const closers: Closer[] = [];
 let stopping: Promise<void> | undefined;
+let closing: string | undefined;
 
 /**
  * Registers something to close on SIGTERM/SIGINT. Closed in reverse order of registration, so a
  * process registers its pools first and its servers and workers last: the HTTP server stops
  * taking requests and finishes those in flight, workers finish the job in hand, then queues,
- * Redis and Knex close.
+ * Redis and Knex close. `unfinished` answers what it still has in hand (a worker's jobs).
  */
-export function onShutdown(name: string, close: () => Promise<void>): void {
-  closers.push({ name, close });
+export function onShutdown(name: string, close: () => Promise<void>, unfinished?: Unfinished): void {
+  closers.push({ name, close, ...(unfinished ? { unfinished } : {}) });
 }
 
 export function shutdown(reason: string): Promise<void> {
   stopping ??= (async () => {
     log.info({ reason }, 'shutting down');
     for (const closer of [...closers].reverse()) {
+      closing = closer.name;
       try {
         await closer.close();
       } catch (err) {
         log.warn({ err, closer: closer.name }, 'close failed');
       }
     }
+    closing = undefined;
     log.info('stopped');
   })();
   return stopping;
+}
+
+/**
+ * The stop bound reached (SHUTDOWN_TIMEOUT_MS after the signal): one warning naming what is left
+ * (each worker's jobs in hand: queue, job id, job name), then exit 1. Before, the process quit
+ * silently after 25 s and nothing said which job it left; such a job keeps its lock until it
+ * expires (WORKER_LOCK_MS), then another worker takes it up again from the progress it saved.
+ */
+function stopBoundReached(reason: string, boundMs: number): void {
+  const jobs = closers.flatMap((c) => c.unfinished?.() ?? []);
+  log.warn({ reason, bound_ms: boundMs, closing, jobs }, 'stop bound reached: exiting with jobs unfinished');
+  process.exit(1);
 }
 
 let handled = false;
@@ -48,8 +67,9 @@ export function handleSignals(): void {
         () => process.exit(0),
         () => process.exit(1),
       );
-      // A stuck close must not keep the process alive for ever.
-      setTimeout(() => process.exit(1), 25000).unref();
+      // A stuck close must not keep the process alive for ever: the stop bound (README, "Operating it").
+      const boundMs = config().shutdownTimeoutMs;
+      setTimeout(() => stopBoundReached(signal, boundMs), boundMs).unref();
     });
   }
 }

@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { SMTPServer } from 'smtp-server';
 import { nodeArgs, procfileProcesses } from '../bin/procfile';
 import { config } from '../config';
 import { createKnex } from '../lib/db';
 import { migrateDatabase } from '../lib/migrate';
+import { call, newSeller } from './support/api';
 import { freePort, root, runEntry, runNode } from './support/process';
 
 const exec = promisify(execFile);
@@ -256,3 +259,89 @@ function rawExchange(port: number, request: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+describe('the mail worker on SIGTERM while a mail hangs (stop bound SHUTDOWN_TIMEOUT_MS, SMTP timeouts)', function () {
+  this.timeout(90000);
+
+  /** An SMTP server that takes every message and never answers its DATA (a server stuck after the upload). */
+  async function hangingSmtp(): Promise<{ url: string; dataFrom: Set<string>; close(): Promise<void> }> {
+    const dataFrom = new Set<string>();
+    const smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      logger: false,
+      onData(stream, session) {
+        stream.resume();
+        stream.on('end', () => session.envelope.rcptTo.forEach((r) => dataFrom.add(r.address)));
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `smtp://127.0.0.1:${(smtp.server.address() as net.AddressInfo).port}`,
+      dataFrom,
+      close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+    };
+  }
+
+  /** The mail worker as its Procfile line runs it, a send_mit of a fresh seller in hand and its DATA sent; SIGTERM then. */
+  async function stopDuringMail(env: Record<string, string>) {
+    const smtp = await hangingSmtp();
+    const worker = runEntry('workers/mail.ts', {
+      DATABASE_URL: config().databaseUrl,
+      QUEUE_PREFIX: `${config().queuePrefix}-stop-${crypto.randomBytes(3).toString('hex')}`,
+      LOG_LEVEL: 'info',
+      SMTP_URL: smtp.url,
+      ...env,
+    });
+    try {
+      await worker.waitFor(/"queue":"mail".*"msg":"worker ready"/);
+      const seller = await newSeller();
+      const email = `stop-${crypto.randomBytes(4).toString('hex')}@example.com`;
+      const created = await call('order/', { token: seller.token, body: { order: { customer: { email } } } });
+      expect(created.status, created.text).to.equal(201);
+      const res = await call(`order/${created.body.order_id as string}/send_mit/`, {
+        token: seller.token,
+        body: { send_mit: { deliverer: 'DHL', mail_text: 'Thanks' } },
+      });
+      expect(res.status, res.text).to.equal(202);
+      for (const until = Date.now() + 30000; !smtp.dataFrom.has(email);) {
+        if (Date.now() > until) throw new Error(`no DATA from the worker; output:\n${worker.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const signalled = Date.now();
+      const code = await worker.stop(40000);
+      const records = worker
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      return { code, ms: Date.now() - signalled, records, jobId: res.body.job_id as string, output: worker.output() };
+    } finally {
+      worker.child.kill('SIGKILL');
+      await smtp.close();
+    }
+  }
+
+  it('when the job in hand outlasts the stop bound (the server never answers DATA), then the process logs the job it leaves (queue, id, name) and exits 1 at the bound', async () => {
+    const stop = await stopDuringMail({ SHUTDOWN_TIMEOUT_MS: '2000', SMTP_SOCKET_TIMEOUT_MS: '60000' });
+    // Before: 25 s hard-coded, then a silent exit: no line named the job another worker mailed again a minute later.
+    expect(stop.code, stop.output).to.equal(1);
+    expect(stop.ms, stop.output).to.be.within(1500, 4500);
+    const bound = stop.records.find((r) => r.msg === 'stop bound reached: exiting with jobs unfinished');
+    expect(bound, stop.output).to.deep.include({ level: 40, bound_ms: 2000 });
+    const left = (bound!.jobs as Record<string, unknown>[]).find((j) => j.job_id === stop.jobId);
+    expect(left, JSON.stringify(bound)).to.deep.include({ queue: 'mail', job: 'order.send_mit' });
+    expect(stop.records.map((r) => r.msg)).not.to.include('stopped');
+  });
+
+  it('when the server never answers DATA, then the send gives up after SMTP_SOCKET_TIMEOUT_MS, the try ends (retried later) and the process stops cleanly well within the bound', async () => {
+    const stop = await stopDuringMail({ SMTP_SOCKET_TIMEOUT_MS: '1500' });
+    // Before: nodemailer's socket timeout of 10 minutes held the job past the 25 s bound, then exit 1.
+    expect(stop.code, stop.output).to.equal(0);
+    expect(stop.ms, stop.output).to.be.below(10000);
+    const failed = stop.records.find((r) => r.msg === 'job failed' && r.job_id === stop.jobId);
+    expect(failed, stop.output).to.deep.include({ queue: 'mail', job: 'order.send_mit', final: false });
+    expect(JSON.stringify(failed!.err)).to.match(/timeout/i);
+    expect(stop.records.map((r) => r.msg)).to.include('stopped');
+  });
+});

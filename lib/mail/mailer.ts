@@ -2,19 +2,31 @@ import { domainToASCII } from 'node:url';
 import type { Transporter } from 'nodemailer';
 import { config } from '../../config';
 
-let transport: { url: string; transporter: Transporter } | undefined;
+let transport: { key: string; transporter: Transporter } | undefined;
 
 /**
- * The SMTP transport of config().smtpUrl (built again when the URL changes, as in tests).
- * nodemailer is loaded at the first mail: every process reaches lib/mail through lib/order's
- * entry, and only the mail and events workers send (about 40 modules fewer in the others).
+ * The SMTP transport of config().smtpUrl with its timeouts (built again when they change, as in
+ * tests). nodemailer is loaded at the first mail: every process reaches lib/mail through
+ * lib/order's entry, and only the mail and events workers send (about 40 modules fewer in the
+ * others). The timeouts (SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS,
+ * SMTP_SOCKET_TIMEOUT_MS; 10, 10 and 15 s) end a try against a server that hangs well within the
+ * stop bound (SHUTDOWN_TIMEOUT_MS, 25 s): with nodemailer's own (2 min, 30 s, 10 min) one server
+ * holding its answer kept the job past it, and SIGTERM ended the process with the job abandoned. A
+ * timeout in SMTP_URL's query (`?socketTimeout=`) still wins.
  */
 async function transporter(): Promise<Transporter> {
-  const url = config().smtpUrl;
-  if (!transport || transport.url !== url) {
+  const c = config();
+  const options = {
+    url: transportUrl(c.smtpUrl),
+    connectionTimeout: c.smtpConnectionTimeoutMs,
+    greetingTimeout: c.smtpGreetingTimeoutMs,
+    socketTimeout: c.smtpSocketTimeoutMs,
+  };
+  const key = JSON.stringify(options);
+  if (!transport || transport.key !== key) {
     const { createTransport } = await import('nodemailer');
     transport?.transporter.close();
-    transport = { url, transporter: createTransport(transportUrl(url)) };
+    transport = { key, transporter: createTransport(options) };
   }
   return transport.transporter;
 }

@@ -81,6 +81,8 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
   const connection = createRedis('worker');
   connection.on('error', (err) => log.warn({ err: err.message, queue }, 'redis connection error'));
   const finals = new FinalStateWriter(db);
+  // The jobs in hand, named in the log if the process reaches its stop bound with them (lib/shutdown.ts).
+  const inHand = new Map<string, Job>();
   const worker = new Worker(
     queueNames[queue],
     async (job, token) => {
@@ -88,6 +90,8 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
       if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
       // Log lines of the job and the jobs it queues carry the request that queued it (lib/queue/outbox.ts).
       const end = jobRunDuration.startTimer({ queue, job: job.name });
+      const key = token ?? String(job.id);
+      inHand.set(key, job);
       try {
         const result = await withRequestId(requestIdOf(job), () => processor(job, token));
         end({ outcome: 'completed' });
@@ -95,6 +99,8 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
       } catch (err) {
         end({ outcome: 'failed' });
         throw err;
+      } finally {
+        inHand.delete(key);
       }
     },
     {
@@ -133,13 +139,17 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
   await worker.waitUntilReady();
   log.info({ queue, concurrency, env: config().env }, 'worker ready');
   if (options.registerShutdown ?? true) {
-    onShutdown(`worker ${queue}`, async () => {
-      // close() lets the jobs in hand finish; a job that outlives the stop timeout is taken up
-      // again by another worker once its lock expires.
-      await worker.close();
-      await finals.flush();
-      connection.disconnect();
-    });
+    onShutdown(
+      `worker ${queue}`,
+      async () => {
+        // close() lets the jobs in hand finish; a job that outlives the stop bound (SHUTDOWN_TIMEOUT_MS)
+        // is named in the log and taken up again by another worker once its lock expires.
+        await worker.close();
+        await finals.flush();
+        connection.disconnect();
+      },
+      () => [...inHand.values()].map((job) => ({ queue, job_id: job.id, job: job.name, ...(requestIdOf(job) ? { req_id: requestIdOf(job) } : {}) })),
+    );
   }
   return worker;
 }
