@@ -89,9 +89,10 @@ describe('processes (Procfile lines)', function () {
       expect(ready.status).to.equal(200);
       expect(await ready.json()).to.deep.equal({ ready: true, postgres: 'ok', redis: 'ok', schema: 'ok' });
     } finally {
-      expect(await web.stop()).to.equal(0);
+      const stopped = await web.stop();
       await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.destroy();
+      expect(stopped).to.equal(0);
     }
     expect(web.output()).to.match(/the database lacks migrations this code ships/);
   });
