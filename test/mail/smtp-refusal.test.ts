@@ -6,19 +6,15 @@
  */
 import crypto from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
-import { Config, config, setConfig } from '../../config';
-import { closeMailer, transportUrl } from '../../lib/mail/mailer';
-import { sendMitProcessors } from '../../lib/order/send-mit.processor';
-import { closeQueues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
+import { config, setConfig } from '../../config';
+import { transportUrl } from '../../lib/mail/mailer';
 import { call, newSeller, Seller } from '../support/api';
 import { waitFor } from '../event/servers';
 import { useEventsWorker } from '../event/events-worker';
 import { runJobOf } from '../event/handlers';
+import { MailWorker, startMailWorker } from '../support/mail-worker';
 
 /**
  * An SMTP server answering RCPT TO as a real one does: 550 for a mailbox that does not exist
@@ -132,27 +128,16 @@ const mailbox = (kind: string) => `${kind}-${crypto.randomBytes(4).toString('hex
 
 describe('send_mit mail over SMTP: a refused recipient, a greylisting server', function () {
   this.timeout(60000);
-  let original: Config;
-  let worker: Worker;
-  let relay: OutboxRelay;
+  let mail: MailWorker;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
 
   before(async () => {
-    original = config();
-    await closeQueues();
     smtp = await startSmtp();
-    setConfig({ ...original, queuePrefix: `mail${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3, smtpUrl: smtp.url });
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
+    mail = await startMailWorker(smtp.url);
   });
 
   after(async () => {
-    await worker?.close();
-    await relay?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
+    await mail?.stop();
     await smtp?.close();
   });
 

@@ -5,18 +5,13 @@
  * the API (the job's result, the order's history).
  */
 import crypto from 'node:crypto';
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
+import { config } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeMailer } from '../../lib/mail/mailer';
-import { sendMitProcessors } from '../../lib/order/send-mit.processor';
-import { closeQueues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
 import { MailCatcher, startMailCatcher } from '../event/servers';
 import { jobEnd } from '../fleet/support';
 import { call, newSeller } from '../support/api';
+import { MailWorker, startMailWorker } from '../support/mail-worker';
 
 /** A header's value as the raw message carries it (unfolded). */
 const headerOf = (raw: string, name: string): string | undefined =>
@@ -30,27 +25,16 @@ const headerOf = (raw: string, name: string): string | undefined =>
 
 describe('send_mit: the in-transit mail goes once per job', function () {
   this.timeout(60000);
-  let original: Config;
-  let worker: Worker;
-  let relay: OutboxRelay;
+  let mail: MailWorker;
   let smtp: MailCatcher;
 
   before(async () => {
-    original = config();
-    await closeQueues();
     smtp = await startMailCatcher();
-    setConfig({ ...original, queuePrefix: `mailonce${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3, smtpUrl: smtp.url });
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
+    mail = await startMailWorker(smtp.url);
   });
 
   after(async () => {
-    await worker?.close();
-    await relay?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
+    await mail?.stop();
     await smtp?.close();
     await db().raw('DROP TRIGGER IF EXISTS test_fail_mail_mark ON outbox');
     await db().raw('DROP FUNCTION IF EXISTS test_fail_mail_mark()');

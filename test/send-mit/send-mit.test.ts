@@ -1,19 +1,15 @@
 import crypto from 'node:crypto';
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
+import { config } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { setAccountAddress } from '../../lib/account';
 import { db } from '../../lib/db/knex';
-import { closeMailer } from '../../lib/mail/mailer';
 import { inTransitMail } from '../../lib/order/send-mit.mail';
-import { sendMitProcessors } from '../../lib/order/send-mit.processor';
-import { closeQueues, queues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
+import { queues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
 import { CaughtMail, startMailCatcher, waitFor } from '../event/servers';
 import { Sandbox, startSandbox } from '../fleet/support';
+import { MailWorker, startMailWorker } from '../support/mail-worker';
 
 /** The text of a caught mail: its body after the header, quoted-printable decoded (nodemailer's encoding of non-ASCII text). */
 function mailText(raw: string): string {
@@ -25,9 +21,7 @@ function mailText(raw: string): string {
 
 describe('send_mit (POST order/{order_id}/send_mit/)', function () {
   this.timeout(60000);
-  let original: Config;
-  let worker: Worker;
-  let relay: OutboxRelay;
+  let mail: MailWorker;
   let portal: Sandbox;
   let catcher: { url: string; mails: CaughtMail[]; close(): Promise<void> };
   /** The sandbox eBay refuses this portal account's calls (eBay's 4xx). */
@@ -44,22 +38,13 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     portal.state.requests.filter((r) => r.portal === 'auction_a' && r.portalAccount === String(portalAccountId) && r.method === method && r.path === path);
 
   before(async () => {
-    original = config();
-    await closeQueues();
-    portal = await startSandbox();
     catcher = await startMailCatcher();
-    setConfig({ ...original, queuePrefix: `test-admin-mit-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3, smtpUrl: catcher.url });
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
+    mail = await startMailWorker(catcher.url);
+    portal = await startSandbox();
   });
 
   after(async () => {
-    await worker?.close();
-    await relay?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
+    await mail?.stop();
     await portal.close();
     await catcher.close();
   });
@@ -354,11 +339,11 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
 
     // Taken while the order was open, run after the seller cancelled it.
     await cancel(false);
-    await worker.pause();
+    await mail.worker.pause();
     const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { code: ['00340434161094042557'] } } });
     expect(res.status, res.text).to.equal(202);
     await cancel(true);
-    worker.resume();
+    mail.worker.resume();
     const job = await finished(seller, res.body.job_id as string);
     expect(job.state).to.equal('failed');
     expect(String(job.error)).to.match(/a cancelled order cannot be shipped/);
@@ -377,7 +362,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     // The fault: Redis dropped the job (a restart without persistence) before its final state reached Postgres.
     await queues().get('mail').remove(jobId);
     await db()('outbox').where({ job_id: jobId }).update({ state: null, result: null, finished_at: null });
-    expect(await relay.repair(1000, 0)).to.be.at.least(1);
+    expect(await mail.relay.repair(1000, 0)).to.be.at.least(1);
     const again = await finished(seller, jobId);
     expect(again.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
     expect(ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback')).to.have.length(1);
