@@ -33,15 +33,16 @@ export function redisReady(): Promise<void> {
 
 /**
  * Waits for the next call slot of a seller's account at a portal (PORTAL_CALLS_PER_SECOND per
- * portal and portal account, shared by every worker process through Redis). When Redis cannot answer, the call goes ahead: the portal's
+ * portal and portal account, shared by every worker process through Redis). `holder` is whom the
+ * portal counts: the portal account, or what the portal itself counts by (Kaufland's seller keys). When Redis cannot answer, the call goes ahead: the portal's
  * 429 and the retry with Retry-After are the fallback.
  */
-export async function waitForPortalSlot(portal: string, portalAccountId: number, callsPerSecond = config().portalCallsPerSecond): Promise<number> {
+export async function waitForPortalSlot(portal: string, holder: number | string, callsPerSecond = config().portalCallsPerSecond): Promise<number> {
   let wait: number;
   try {
     const interval = 1000 / callsPerSecond;
     await redisReady();
-    wait = Number(await reserveSlot([`${config().queuePrefix}:portal-rate:${portal}:${portalAccountId}`], [interval]));
+    wait = Number(await reserveSlot([`${config().queuePrefix}:portal-rate:${portal}:${holder}`], [interval]));
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'portal rate limit not available; calling without it');
     return 0;

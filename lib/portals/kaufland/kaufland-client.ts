@@ -18,9 +18,17 @@ import { KauflandCredentials, kauflandCredentials } from './kaufland-credentials
 /**
  * Calls a second per seller: Kaufland's 111 less a tenth. Its limit counts arrivals; calls sent
  * at exactly its pace arrive bunched after a slow connection and would draw 429s (as Amazon's
- * buckets did), so Kontor keeps a margin. Shared by every worker process (portal-rate-limit).
+ * buckets did), so Kontor keeps a margin. Shared by every worker process (portal-rate-limit), and
+ * by every portal account of the same keys (sellerSlot).
  */
 export const kauflandCallsPerSecond = 100;
+
+/**
+ * The slot Kaufland's limit is counted in: its seller, whose API keys sign the call ("111 requests
+ * per seller per second", SOURCES.md), not Kontor's portal account: a seller in two storefronts
+ * connects two accounts with one pair of keys. The key's hash names it in Redis, not the key.
+ */
+const sellerSlot = (clientKey: string): string => crypto.createHash('sha256').update(clientKey).digest('hex').slice(0, 24);
 
 /** A 429 whose Retry-After is at most this long is waited for within the call; a longer one fails the job for a retry then. */
 const inCallRetryMs = 2000;
@@ -90,7 +98,7 @@ export class KauflandSession {
     const text = body === undefined ? '' : JSON.stringify(body);
     for (let attempt = 0; ; attempt++) {
       // Per call, under a key of its own: the job's slot (PORTAL_CALLS_PER_SECOND, key market_e) smooths jobs, this one Kaufland's calls.
-      await waitForPortalSlot('kaufland', this.target.portalAccountId, kauflandCallsPerSecond);
+      await waitForPortalSlot('kaufland', sellerSlot(this.creds.clientKey), kauflandCallsPerSecond);
       const timestamp = Math.floor(Date.now() / 1000);
       const headers: Record<string, string> = {
         Accept: 'application/json',
