@@ -231,7 +231,8 @@ function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStoc
 
 /**
  * The plan's moves with their items; the lines get their stock_id, and a line that takes a set
- * afresh the set's parts (sets). An unknown item a line names, or a variation main: 400.
+ * afresh the set's parts (sets). An unknown item a line names, or a variation main: 400. A
+ * put-back to a set deleted meanwhile goes to the parts its line recorded (partsPutBack).
  */
 function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains: Set<number>, sets: Map<number, SetPart[]>, title: string): PlannedMove[] {
   for (const check of plan.checks) {
@@ -246,7 +247,8 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains:
     const takes = move.line !== undefined && move.difference < 0;
     if (stockId === undefined) {
       if (takes) throw unknownItem(move.field!, move.line!.stock_align_id);
-      continue; // A put-back to an item deleted meanwhile has nowhere to go and is dropped.
+      planned.push(...partsPutBack(move, title));
+      continue;
     }
     if (takes && mains.has(stockId)) throw variationMain(move.field!, move.line!.stock_align_id);
     if (takes) move.line!.stock_id = stockId;
@@ -262,3 +264,14 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains:
   }
   return planned;
 }
+
+/**
+ * A put-back to an item deleted meanwhile. A set's line recorded the parts it took, and they
+ * outlive the set (lib/stock refuses to delete a part, not a set): each gets its share back as a
+ * plain item, with its own movement; a part deleted too moves nothing (adjustStockQuantities
+ * finds no item), as any deleted item's put-back. Anything else (a plain item, a set line older
+ * than the record) has nowhere to go and is dropped. Before, a deleted set's parts stayed short
+ * of what the line took for good.
+ */
+const partsPutBack = (move: Move, title: string): PlannedMove[] =>
+  (move.parts ?? []).map((part) => ({ stockRef: idRef(part.stock_id), difference: move.difference * part.quantity, title }));

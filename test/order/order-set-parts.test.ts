@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
 import { createOrder, createStock, movements, orderBody, stockQuantity } from './helpers';
@@ -108,5 +109,124 @@ describe('order: a set line holds the parts it took', () => {
     expect(res.status, res.text).to.equal(207);
     expect((res.body.response as { code: number }[])[0]!.code, res.text).to.equal(200);
     expect(await quantities()).to.deep.equal([10, 10]);
+  });
+
+  it('when a line took a set before the parts were recorded (null while it holds stock), then its cancel gives back the set as it is now', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    expect(await quantities()).to.deep.equal([8, 10]);
+    // A line stored before migration 20261129_1903: it holds stock and has no record of its parts.
+    const order = await db()('sales_order').where({ account_id: seller.id, id: orderId }).first('internal_id');
+    const cleared = await db()('sales_order_line').where({ order_internal_id: order!.internal_id, position: 1 }).update({ stock_taken_parts: null });
+    expect(cleared).to.equal(1);
+    await recompose();
+
+    const res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    // The documented fallback: B (the set now) gets the unit, A stays two short.
+    expect(await quantities()).to.deep.equal([8, 11]);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([['order', 10, -2, 8]]);
+    expect(await orderMoves(partB, orderId)).to.deep.equal([['order cancelled', 10, 1, 11]]);
+  });
+});
+
+/**
+ * A set item deleted after an order line took it: the line's put-back goes to the parts it
+ * recorded that still exist (lib/order/README.md, "Stock link").
+ */
+describe('order: a line of a set deleted since the sale', () => {
+  let seller: Seller;
+  let partA: number;
+  let partB: number;
+  let set: number;
+  let orderId: string;
+  beforeEach(async () => {
+    seller = await newSeller();
+    partA = await createStock(seller, 'PART-A', 10);
+    partB = await createStock(seller, 'PART-B', 10);
+    set = await createItem(seller, {
+      name: 'Two A and one B',
+      sku: 'SET',
+      set: {
+        sub: [
+          { id: partA, quantity: 2 },
+          { id: partB, quantity: 1 },
+        ],
+      },
+    });
+    orderId = await createOrder(seller, { line: [{ id: 1, quantity: 2, price: '5.00', stock_align_id: 'SET' }] });
+    expect(await quantities()).to.deep.equal([6, 8]);
+    const res = await call(`stock/${set}/`, { token: seller.token, method: 'DELETE' });
+    expect(res.status, res.text).to.equal(200);
+    expect((await call(`stock/${set}/`, { token: seller.token })).status).to.equal(404);
+  });
+
+  const update = (order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+  const quantities = async () => [await stockQuantity(seller, partA), await stockQuantity(seller, partB)];
+  const orderMoves = async (item: number) =>
+    (await movements(seller, item)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+
+  it('when the order is cancelled, then the parts the line took come back, each with its movement', async () => {
+    const res = await update({ status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(partA)).to.deep.equal([
+      ['order', 10, -4, 6],
+      ['order cancelled', 6, 4, 10],
+    ]);
+    expect(await orderMoves(partB)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order cancelled', 8, 2, 10],
+    ]);
+    // Undoing the cancel is a new sale of the set, which is gone: refused as any deleted item's.
+    const undo = await update({ status: { is_cancelled: false } });
+    expect(undo.status, undo.text).to.equal(400);
+    expect(undo.text).to.contain('order.line[0].stock_align_id');
+    expect(await quantities()).to.deep.equal([10, 10]);
+  });
+
+  it('when the order is deleted, then the parts the line took come back', async () => {
+    const res = await call(`order/${orderId}/`, { token: seller.token, method: 'DELETE' });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(partA)).to.deep.equal([
+      ['order', 10, -4, 6],
+      ['order deleted', 6, 4, 10],
+    ]);
+    expect(await orderMoves(partB)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order deleted', 8, 2, 10],
+    ]);
+  });
+
+  it('when the line is reduced, then the parts of the units given up come back, and the line still names the set', async () => {
+    let res = await update({ line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([8, 9]);
+    expect(await orderMoves(partB)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order changed', 8, 1, 9],
+    ]);
+    res = await call(`order/${orderId}/`, { token: seller.token });
+    expect(res.status, res.text).to.equal(200);
+    expect((res.body.order as { line: { stock_align_id: string }[] }).line.map((l) => l.stock_align_id)).to.deep.equal(['SET']);
+
+    // The unit still held goes back the same way when the line is removed.
+    res = await update({ line: [] });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect((await orderMoves(partA)).map((m) => m[2])).to.deep.equal([-4, 2, 2]);
+  });
+
+  it('when a part was deleted too, then its share is dropped and the part that exists gets its own back', async () => {
+    let res = await call(`stock/${partB}/`, { token: seller.token, method: 'DELETE' });
+    expect(res.status, res.text).to.equal(200);
+
+    res = await update({ status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await stockQuantity(seller, partA)).to.equal(10);
+    expect(await orderMoves(partA)).to.deep.equal([
+      ['order', 10, -4, 6],
+      ['order cancelled', 6, 4, 10],
+    ]);
   });
 });
