@@ -1031,6 +1031,7 @@ export class AuctionAAdapter implements PortalAdapter {
       throw portalInputError(this.portal, message);
     };
     if (listing.sku.length > 50) fail(ebaySkuRefusal(listing.sku)!);
+    if (listing.siteRefused) fail(`SKU ${listing.sku}: ${listing.siteRefused}`);
     if (!product.title) fail('a title (name) is required');
     if (product.title!.length > 80) fail('the title is longer than 80 characters');
     if (product.subtitle && product.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");

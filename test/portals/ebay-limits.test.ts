@@ -201,6 +201,22 @@ describe('eBay’s documented field limits: the sandbox refuses them, the adapte
     expect(calls(t)).to.deep.equal([]);
   });
 
+  it('when an item’s site_id is no eBay site, then list and revise fail naming it before anything is sent (it was listed on EBAY_DE)', async () => {
+    const t = target();
+    const message =
+      'auction_a: SKU SITE-A: site_id 168 is not an eBay site Kontor lists on (0, 2, 3, 15, 16, 71, 77, 101, 186, 193; 77 Germany when none is given)';
+    expect((await failure(adapter.list(t, item(3, 'SITE-A', { site_id: 168 }), 'k'))).message).to.equal(message);
+    expect((await failure(adapter.revise(t, item(3, 'SITE-A', { site_id: '168' }), '110000000001', [], 'k'))).message).to.equal(message);
+    expect(calls(t)).to.deep.equal([]);
+    // A known site lists there, in its currency.
+    await adapter.list(t, item(4, 'SITE-ES', { site_id: 186 }), 'k2');
+    expect(
+      state.ebay
+        .offersOf(String(t.portalAccountId), 'SITE-ES')
+        .map((o) => [o.body.marketplaceId, (o.body.pricingSummary as { price: { currency: string } }).price.currency, o.status]),
+    ).to.deep.equal([['EBAY_ES', 'EUR', 'PUBLISHED']]);
+  });
+
   it('when a variation main’s title, pictures or variation specifics break eBay’s limits, or a variant has more than 12 pictures, then listing it fails before anything is written', async () => {
     const t = target();
     const variation = (main: Record<string, unknown>, variant: Record<string, unknown> = {}, values = ['Red', 'Blue']): VariationListing => ({

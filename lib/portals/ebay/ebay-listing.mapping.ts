@@ -21,6 +21,8 @@ export interface EbayListing {
   offer: EbayOffer;
   /** Content-Language of the inventory item call (the marketplace's locale). */
   language: string;
+  /** Why the entry's site_id cannot be listed (siteRefusal); list and revise refuse it before any call. */
+  siteRefused?: string;
 }
 
 type Group = Record<string, unknown>;
@@ -50,9 +52,24 @@ const sites: Record<string, { marketplaceId: string; currency: string; language:
   '193': { marketplaceId: 'EBAY_CH', currency: 'CHF', language: 'de-CH' },
 };
 
-/** The marketplace of an entry's site_id (77, Germany, when none or unknown). */
+/**
+ * The marketplace of an entry's site_id (77, Germany, when none). An unknown one reads as Germany
+ * here, so that what was listed there is still ended and counted there; list and revise refuse it
+ * first (siteRefusal).
+ */
 export function siteOf(group: Group): { marketplaceId: string; currency: string; language: string } {
   return sites[text(group, 'site_id') ?? '77'] ?? sites['77']!;
+}
+
+/**
+ * Why an entry's site_id cannot be listed, or undefined. Decision: a site_id that is not one of
+ * the sites above is refused naming it, not listed in Germany: a seller who set 186 (Spain) by
+ * mistake as 168 would otherwise sell in the wrong country and currency without a word.
+ */
+export function siteRefusal(group: Group): string | undefined {
+  const id = text(group, 'site_id');
+  if (id === undefined || sites[id]) return undefined;
+  return `site_id ${id} is not an eBay site Kontor lists on (${Object.keys(sites).join(', ')}; 77 Germany when none is given)`;
 }
 
 /**
@@ -355,7 +372,14 @@ export function inventoryItemGroupOf(listing: VariationListing, variantSkus: str
 /** Both payloads of an item; the merchant location key comes from the portal account. */
 export function ebayListing(item: ListingItem, merchantLocationKey?: string): EbayListing {
   const sku = ebaySku(item.group, item.sku, item.stockId);
-  return { sku, inventoryItem: inventoryItemOf(item), offer: offerOf(item, sku, merchantLocationKey), language: siteOf(item.group).language };
+  const siteRefused = siteRefusal(item.group);
+  return {
+    sku,
+    inventoryItem: inventoryItemOf(item),
+    offer: offerOf(item, sku, merchantLocationKey),
+    language: siteOf(item.group).language,
+    ...(siteRefused ? { siteRefused } : {}),
+  };
 }
 
 /** Leaves out undefined fields (eBay reads an absent field and an empty one differently). */
