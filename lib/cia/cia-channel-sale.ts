@@ -18,3 +18,19 @@ export async function channelSold(trx: Knex.Transaction, accountId: number, targ
     lines.filter((l) => l.units > 0),
   );
 }
+
+/**
+ * A channel cancelled an imported order, or took units out of its lines, of which these items'
+ * lines took the seller's stock (README "What a channel sells itself"). Whether the channel put
+ * the units back on its own offer is its own (Shopify as the store restocks; the eBay, Amazon and
+ * Kaufland contracts say nothing), so what it shows of them at that portal account is no longer
+ * known. Decision: the acknowledged quantity is forgotten, not raised by the units. Raised, it
+ * claims a give-back the channel may not have made (a Shopify cancellation without restock), and
+ * eBay's revision planner takes it for what the listing shows: a stale read showing the wanted
+ * quantity then skips the push (lib/portals "eBay quantities"). Unknown, the push always sends the
+ * wanted quantity, at the cost of one call of an unchanged quantity. In the import's transaction;
+ * the push is queued by the adjustment its stock change queues, or by the push sweep.
+ */
+export async function channelCancelled(trx: Knex.Transaction, accountId: number, target: PushTarget, stockIds: number[]): Promise<void> {
+  await ciaRepository.unknownAtChannel(trx, accountId, target, [...new Set(stockIds)]);
+}

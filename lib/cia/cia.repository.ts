@@ -297,6 +297,29 @@ export const ciaRepository = {
       .options(prepared);
   },
 
+  /**
+   * The channel may have put units of these items back on its own offer (channelCancelled): what
+   * it shows is no longer known, so the acknowledged quantity is forgotten (null: a push then sends
+   * the wanted quantity as one whose effect is unknown, eBay's a decrease, never held) and the
+   * wanted quantity is due again (its sequence moves, a hold is forgotten). The states are locked in
+   * id order, as every writer of states locks them. One statement.
+   */
+  async unknownAtChannel(trx: Knex.Transaction, accountId: number, target: PushTarget, stockIds: number[]): Promise<void> {
+    if (stockIds.length === 0) return;
+    await trx
+      .raw(
+        `
+      WITH locked AS MATERIALIZED (
+        SELECT id FROM cia_portal_state WHERE account_id = ? AND portal = ? AND portal_account_id = ? AND stock_id = ANY(?::int[])
+        ORDER BY id FOR UPDATE)
+      UPDATE cia_portal_state s
+      SET acked_quantity = NULL, desired_seq = s.desired_seq + 1, held_until = NULL, updated_at = now()
+      WHERE s.id IN (SELECT id FROM locked)`,
+        [accountId, target.portal, target.portalAccountId, stockIds],
+      )
+      .options(prepared);
+  },
+
   /** A reconcile offers refused quantities to the portal once more. */
   async forgetRefusals(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
     await trx('cia_portal_state').where({ account_id: accountId }).whereIn('stock_id', stockIds).where('refused_seq', '>', 0).update({ refused_seq: 0 });

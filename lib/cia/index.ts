@@ -3,7 +3,7 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { channelSold } from './cia-channel-sale';
+export { channelCancelled, channelSold } from './cia-channel-sale';
 export { queueWaitingPushes } from './cia-push-sweep';
 export { triggerCia } from './cia-trigger.service';
 export { ciaProcessors } from './cia.processor';

@@ -10,12 +10,13 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { allOrdersOf } from '../access';
-import { channelSold } from '../cia';
+import { channelCancelled, channelSold } from '../cia';
 import { inTransaction } from '../db';
 import { DomainError, isPermanent } from '../errors';
 import { validate } from '../http';
 import { log } from '../log';
-import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn, orderType, OrderInput } from '../order';
+import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn, orderRepository, orderType, OrderInput } from '../order';
+import type { OrderReadRow } from '../order';
 import type { ChannelOrder } from '../portals';
 import { variationMainsAmong } from '../stock';
 import { stockIdsOfLineSkus } from './line-items';
@@ -121,6 +122,28 @@ export function soldLines(input: OrderInput): { stockId: number; units: number }
   });
 }
 
+/**
+ * The items of a known order's lines whose units the channel took back in this change: every line
+ * that took the seller's stock (linked to an item, as soldLines) when the channel cancelled the
+ * order, else those it took units out of (line_quantity, below Kontor's quantity). The channel may
+ * have put them back on its own offer (lib/cia channelCancelled). The lines as they stood before
+ * the change, as the units left the channel's offer when they were linked. An order cancelled at
+ * import never flips to cancelled here (its channel state kept it cancelled): it took no stock.
+ */
+function givenBackItems(lines: Pick<OrderReadRow['lines'][number], 'transaction_id' | 'stock_id' | 'quantity'>[], change: ChannelChange): number[] {
+  const taken = lines.filter((l) => l.stock_id !== null && l.quantity > 0);
+  if (change.is_cancelled === true) return taken.map((l) => l.stock_id!);
+  const after = new Map((change.line_quantity ?? []).map((q) => [q.transaction_id, q.quantity]));
+  return taken.filter((l) => l.transaction_id !== null && (after.get(l.transaction_id) ?? l.quantity) < l.quantity).map((l) => l.stock_id!);
+}
+
+/** Tells lib/cia of the items whose units the channel took back (givenBackItems), before the change moves the lines. */
+async function tellGivenBack(trx: Knex.Transaction, account: ImportAccountRow, portal: string, internalId: string, change: ChannelChange): Promise<void> {
+  if (change.is_cancelled !== true && !change.line_quantity?.length) return;
+  const items = givenBackItems(await orderRepository.lines(trx, internalId), change);
+  await channelCancelled(trx, account.account_id, { portal, portalAccountId: account.id }, items);
+}
+
 export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
   if (unlinked.length === 0) return;
   const lines = unlinked.map((l) => `line ${l.position} "${l.name}": ${l.reason}`).join('\n');
@@ -208,6 +231,7 @@ export async function importChannelOrder(account: ImportAccountRow, portal: stri
       const before = known.channel_state;
       const { order: seen, amountsKnown } = asLastRead(order, before);
       const change = await withSellerStock(trx, account, portal, seen, changeOf(before, seen, amountsKnown, portal));
+      await tellGivenBack(trx, account, portal, known.order_internal_id, change);
       const notes = await applyChannelChangeIn(trx, caller, known.order_id, change, sourceOf(account, portal, order));
       await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, seen, amountsKnown) });
       return notes.length ? 'updated' : 'unchanged';

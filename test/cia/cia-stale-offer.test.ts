@@ -11,6 +11,8 @@ import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { ebayDay } from '../../lib/portals/ebay/ebay-day';
+import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
+import { shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { createOrder, stockQuantity } from '../order/helpers';
 import { ebayListable, sandboxPost } from '../portals/channel-support';
@@ -140,6 +142,67 @@ describe('cia: no channel is left offering a stale quantity', function () {
     await waitFor('acknowledged', async () => (await ciaState(id, 'auction_a'))[0]?.acked_quantity === 3);
     const seen = (await triggered(id)).find((p) => p.portal === 'auction_a')!;
     expect(seen).to.deep.include({ portal_account_id: ebayId, quantity: 3, acknowledged: 3, push: false });
+  });
+
+  /**
+   * A Shopify store offering an item CIA caps at 3 (10 in stock), `units` sold in the store and
+   * imported: CIA set the store's 3 again. The store's inventorySetQuantities calls are counted from here.
+   */
+  async function soldInTheStore(sku: string, units: number) {
+    const shopId = Number((await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' })).id);
+    const id = await createItem(seller, { name: 'Kettle', sku, price: '24.90', quantity: 10, cia: { webshop: { is_active: true, max_quantity: 3 } } });
+    const target = { portalAccountId: shopId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
+    await new WebshopAdapter().list(target, { stockId: id, name: 'Kettle', sku, ean: null, price: '24.90', quantityAvailable: 3, group: {} }, 'list');
+    const store = shopifyOf(sandbox.state);
+    const available = () => store.available.get(store.variantBySku(String(shopId), sku)!.inventoryItemId);
+    await triggered(id);
+    await waitFor('the store offering 3', async () => available() === 3 && (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3);
+    const sale = await sandboxPost(sandbox, '/_sandbox/sell', { portal: 'webshop', portal_account: shopId, sku, quantity: units });
+    const gid = String((sale as { order_id: string }).order_id);
+    const orderId = gid.split('/').pop()!;
+    // The store took the sold units off its own available quantity.
+    expect(available()).to.equal(3 - units);
+    expect((await importOrders({ accountId: seller.id, portalAccountId: shopId }, `cia-store-sold-${seller.id}`)).orders).to.deep.include({ created: 1 });
+    expect(await stockQuantity(seller, id)).to.equal(10 - units);
+    await waitFor('the store offering 3 again', async () => available() === 3 && (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3, 15000);
+    const sets = () =>
+      sandbox.state.requests.filter(
+        (r) => r.portalAccount === String(shopId) && String((r.body as { query?: string }).query).includes('inventorySetQuantities'),
+      ).length;
+    return { shopId, id, orderId, line: store.orders.get(gid)!.lines[0]!.id.split('/').pop()!, available, sets, setsBefore: sets() };
+  }
+
+  it('when the store cancels an imported order of an item CIA caps at 3 and restocks its unit, then CIA sets the store back to 3', async () => {
+    const sku = `KETTLE-${seller.id}`;
+    const { shopId, id, orderId, available, sets, setsBefore } = await soldInTheStore(sku, 1);
+
+    await sandboxPost(sandbox, `/_sandbox/shopify/orders/${orderId}/cancel`, { reason: 'CUSTOMER', restock: true });
+    // The store put the unit back on its own offer: it now offers 4 of an item CIA caps at 3.
+    expect(available()).to.equal(4);
+    expect((await importOrders({ accountId: seller.id, portalAccountId: shopId }, `cia-store-cancel-${seller.id}`)).orders).to.deep.include({ updated: 1 });
+    expect(await stockQuantity(seller, id)).to.equal(10);
+
+    await waitFor('the store offering 3 again', () => available() === 3, 15000);
+    expect(sets()).to.be.above(setsBefore);
+    await waitFor('acknowledged', async () => (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3);
+    const seen = (await triggered(id)).find((p) => p.portal === 'webshop')!;
+    expect(seen).to.deep.include({ portal_account_id: shopId, quantity: 3, acknowledged: 3, push: false, held_until: null });
+  });
+
+  it('when the store takes a unit out of an imported order of an item CIA caps at 3 and restocks it, then CIA sets the store back to 3', async () => {
+    const sku = `JUG-${seller.id}`;
+    const { shopId, id, orderId, line, available, sets, setsBefore } = await soldInTheStore(sku, 2);
+
+    await sandboxPost(sandbox, `/_sandbox/shopify/orders/${orderId}/edit`, { line, remove: 1, restock: true });
+    expect(available()).to.equal(4);
+    expect((await importOrders({ accountId: seller.id, portalAccountId: shopId }, `cia-store-edit-${seller.id}`)).orders).to.deep.include({ updated: 1 });
+    expect(await stockQuantity(seller, id)).to.equal(9);
+
+    await waitFor('the store offering 3 again', () => available() === 3, 15000);
+    expect(sets()).to.be.above(setsBefore);
+    await waitFor('acknowledged', async () => (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3);
+    const seen = (await triggered(id)).find((p) => p.portal === 'webshop')!;
+    expect(seen).to.deep.include({ portal_account_id: shopId, quantity: 3, acknowledged: 3, push: false, held_until: null });
   });
 
   it('when a portal account is made for a platform the default account offered, and the item then sells out, then the default account is set to 0 too and its state goes once it took that', async () => {
