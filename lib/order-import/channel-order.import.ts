@@ -137,11 +137,10 @@ function givenBackItems(lines: Pick<OrderReadRow['lines'][number], 'transaction_
   return taken.filter((l) => l.transaction_id !== null && (after.get(l.transaction_id) ?? l.quantity) < l.quantity).map((l) => l.stock_id!);
 }
 
-/** Tells lib/cia of the items whose units the channel took back (givenBackItems), before the change moves the lines. */
-async function tellGivenBack(trx: Knex.Transaction, account: ImportAccountRow, portal: string, internalId: string, change: ChannelChange): Promise<void> {
-  if (change.is_cancelled !== true && !change.line_quantity?.length) return;
-  const items = givenBackItems(await orderRepository.lines(trx, internalId), change);
-  await channelCancelled(trx, account.account_id, { portal, portalAccountId: account.id }, items);
+/** The items whose units the channel took back (givenBackItems), read before the change moves the lines. */
+async function itemsGivenBack(trx: Knex.Transaction, internalId: string, change: ChannelChange): Promise<number[]> {
+  if (change.is_cancelled !== true && !change.line_quantity?.length) return [];
+  return givenBackItems(await orderRepository.lines(trx, internalId), change);
 }
 
 export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
@@ -231,8 +230,11 @@ export async function importChannelOrder(account: ImportAccountRow, portal: stri
       const before = known.channel_state;
       const { order: seen, amountsKnown } = asLastRead(order, before);
       const change = await withSellerStock(trx, account, portal, seen, changeOf(before, seen, amountsKnown, portal));
-      await tellGivenBack(trx, account, portal, known.order_internal_id, change);
+      const givenBack = await itemsGivenBack(trx, known.order_internal_id, change);
       const notes = await applyChannelChangeIn(trx, caller, known.order_id, change, sourceOf(account, portal, order));
+      // After the order's writes, as channelSold after a create: the states are locked after the
+      // order row and the stock items (lib/order/README.md, lock order).
+      await channelCancelled(trx, account.account_id, { portal, portalAccountId: account.id }, givenBack);
       await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, seen, amountsKnown) });
       return notes.length ? 'updated' : 'unchanged';
     });
