@@ -984,6 +984,40 @@ function controls(app: express.Express, amazon: AmazonState): void {
   });
 }
 
+/**
+ * The seller converting an offer in Seller Central (not through the API): `POST
+ * /_sandbox/amazon/listings/:sku/fulfillment {portal_account, channel}` makes it fulfilled by
+ * Amazon (channel AMAZON_EU, AMAZON_NA, AMAZON_JP: FBA, no merchant quantity) or the seller's own
+ * again (DEFAULT, quantity 0); `GET /_sandbox/amazon/listings/:sku/fulfillment?portal_account=`
+ * answers the offer's fulfillment_availability as the sandbox holds it. A quantity patch or feed
+ * message of such an offer replaces the attribute (PatchOperation `replace`: "adds or replaces the
+ * target property"), so it is the seller's offer (DEFAULT) afterwards, as Amazon makes it.
+ */
+function fulfilmentControls(app: express.Express, state: SandboxState): void {
+  app.post('/_sandbox/amazon/listings/:sku/fulfillment', (req, res) => {
+    const body = (req.body ?? {}) as { portal_account?: string | number; channel?: unknown };
+    const channels = ['DEFAULT', 'AMAZON_EU', 'AMAZON_NA', 'AMAZON_JP'];
+    const offer = body.portal_account === undefined ? undefined : offerOf(state, String(body.portal_account), String(req.params.sku));
+    if (!offer?.active || typeof body.channel !== 'string' || !channels.includes(body.channel)) {
+      res.status(400).json({ message: `portal_account of an offer the sandbox holds of the SKU, and a channel of ${channels.join(', ')}, are required` });
+      return;
+    }
+    const availability = body.channel === 'DEFAULT' ? [{ fulfillment_channel_code: 'DEFAULT', quantity: 0 }] : [{ fulfillment_channel_code: body.channel }];
+    offer.listing = { ...offer.listing, fulfillment_availability: availability };
+    if (body.channel === 'DEFAULT') offer.quantity = 0;
+    offer.updatedAt = now();
+    res.json({ sku: offer.sku, fulfillment_availability: availability });
+  });
+  app.get('/_sandbox/amazon/listings/:sku/fulfillment', (req, res) => {
+    const offer = offerOf(state, String(req.query.portal_account ?? ''), String(req.params.sku));
+    if (!offer) {
+      res.status(404).json({ message: 'no offer of the SKU' });
+      return;
+    }
+    res.json({ sku: offer.sku, fulfillment_availability: offer.listing.fulfillment_availability ?? null, quantity: offer.quantity });
+  });
+}
+
 /** Mounts the sandbox's Amazon on the sandbox app and registers its seller. */
 export function mountAmazon(app: express.Express, state: SandboxState): void {
   amazonOperations(); // the contracts are read at start: a missing folder stops the sandbox naming it
@@ -1008,6 +1042,7 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
     res.json({ portal_account: String(body.portal_account), marketplace_ids: amazon.marketplaces.get(String(body.portal_account)) });
   });
   controls(app, amazon);
+  fulfilmentControls(app, state);
   mountItemCancellation(app, amazon);
   mountListingIssues(app, amazon);
   state.sellers.set(portal, (body) => sell(state, amazon, body));

@@ -12,6 +12,7 @@ import { DomainError, isPermanent, noLongerExists, portalRefused } from '../erro
 import { portalOf, adapterFor, importsOrders, realConnectors, waitForPortalSlot, subscribeOnce } from '../portals';
 import type { PortalId, ChannelOrder, ChannelOrderPage } from '../portals';
 import { portalTargetRepository } from '../portal-account';
+import { recordChannelFulfilledOffers } from '../portal-offer';
 import type { PendingFetch } from '../portal-account';
 import { createTaskOnce } from '../task';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
@@ -167,6 +168,9 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
     next = cursor !== null && pages < maxPages ? fetchPage(cursor) : null;
     next?.catch(() => undefined);
     await importPage(account, portal, page, orders, changed);
+    // Offers the page's orders show the channel fulfils (Amazon's AFN orders): Kontor's listings of
+    // them get no quantity from now on, and the seller is told (lib/portal-offer).
+    if (page.channelFulfilled?.length) await recordChannelFulfilledOffers(account.account_id, portal, account.id, page.channelFulfilled);
     if (changed.length >= maxDeferredChanges || !next) await applyChanges(account, portal, changed, orders);
   }
   // A fetch from a later time than the watermark's left a gap before it: the watermark stays, and

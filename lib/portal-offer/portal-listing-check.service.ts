@@ -75,17 +75,30 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
     await transaction((trx) => addCheck(trx, next));
     return { check: job.check, state: 'pending', summary: found.summary };
   }
+  // The channel fulfils the offer (Amazon: FBA, lib/portals amazon/fba-offers.ts), as this read
+  // shows anyway: the listing is marked before CIA's quantity goes again below, so the push sends
+  // it none (it would make the offer the seller's to ship); the push's refusal tells the seller.
+  if (found.fulfilledByChannel)
+    await portalListingRepository.markFulfilledByChannel(
+      knex,
+      job.accountId,
+      portal,
+      job.portalAccountId,
+      [{ stockId: job.stockId, portalItemId: listing.portal_item_id }],
+      true,
+    );
   // Processed (or the last check): CIA's quantity goes once more, over the listing's. Amazon names
   // no order between the put and CIA's patch sent right after it (both only "accepted for
   // processing"), and a put applied last made its own quantity (read when it was listed) win.
   await ciaHasTheLastWord(job, `${job.uploadJobId}-processed`, `${job.portal} listing processed`);
-  if (found.state === 'live') return { check: job.check, state: 'live' };
+  const fba = found.fulfilledByChannel ? { fulfilled_by_channel: found.fulfilledByChannel } : {};
+  if (found.state === 'live') return { check: job.check, state: 'live', ...fba };
   const task = await createTaskOnce(
     job.accountId,
     { ...taskOf(job, listing.portal_item_id, found), portalAccountId: job.portalAccountId },
     `listing-check-${job.uploadJobId}`,
   );
-  return { check: job.check, state: found.state, summary: found.summary, ...(task !== undefined ? { task_id: task } : {}) };
+  return { check: job.check, state: found.state, summary: found.summary, ...fba, ...(task !== undefined ? { task_id: task } : {}) };
 }
 
 /** The seller's task (document 2 Task_type): the item at that portal, the problem in the title, the portal's codes and messages in the text. */

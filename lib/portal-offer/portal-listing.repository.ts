@@ -245,6 +245,34 @@ export const portalListingRepository = {
   },
 
   /**
+   * Marks the live listings at one portal account recorded under these SKUs (portal item ids)
+   * fulfilled by the channel, each only where it was recorded (listed or marked) before `placedAt`,
+   * the time of the order that shows it: a list since sent the seller's own offer, which the order
+   * says nothing of. One statement; answers the listings it marked now (not those marked before).
+   */
+  async markFulfilledBySku(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    offers: { sku: string; placedAt: string }[],
+  ): Promise<{ id: string; stock_id: number; portal_item_id: string; lister_id: string }[]> {
+    if (offers.length === 0) return [];
+    const shown = knex.raw(
+      `(VALUES ${offers.map(() => '(?::text, ?::timestamptz)').join(', ')}) AS shown (sku, placed_at)`,
+      offers.flatMap((o) => [o.sku, o.placedAt]),
+    );
+    const rows = await knex('portal_listing')
+      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: false })
+      .whereExists((q) =>
+        q.select(knex.raw('1')).from(shown).whereRaw('shown.sku = portal_listing.portal_item_id AND shown.placed_at > portal_listing.updated_at'),
+      )
+      .update({ fulfilled_by_channel: true, updated_at: knex.fn.now() })
+      .returning(['id', 'stock_id', 'portal_item_id', 'lister_id']);
+    return rows.map((r) => ({ id: String(r.id), stock_id: Number(r.stock_id), portal_item_id: r.portal_item_id!, lister_id: r.lister_id }));
+  },
+
+  /**
    * Listings these items are recorded under (any status: an ended record's offer may still be
    * live at eBay, portal-push.service.ts) that other items at the same portal account are
    * recorded under too, with those items: a variation main's listing is recorded under the main

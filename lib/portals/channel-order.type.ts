@@ -113,8 +113,29 @@ export interface ChannelOrder {
   import_notes?: string[];
 }
 
+/**
+ * An offer the channel fulfils from its own warehouse, as an order of the page shows it (Amazon:
+ * an order fulfilled by Amazon, AFN; lib/portals/amazon/fba-offers.ts): Kontor's live listing
+ * recorded under that SKU (its portal item id) before the order was placed is marked fulfilled by
+ * the channel, and CIA sends it no quantity (lib/portal-offer); the seller is told once.
+ */
+export interface ChannelFulfilledOffer {
+  sku: string;
+  /** When the order was placed (ISO 8601): a listing Kontor made (again) after it is not marked. */
+  placedAt: string;
+  /** The order that shows it (the task's source, with the listing). */
+  evidence: string;
+  /** The seller's task: its title and text. */
+  title: string;
+  text: string;
+  /** The field of the item's group of this portal that says so already (market_d: is_fba): an item with it true is marked, its seller not told. */
+  saidBy?: string;
+}
+
 /** One page of a fetch; next is the channel's cursor for the following page, null at the end. */
 export interface ChannelOrderPage {
   orders: ChannelOrder[];
   next: string | null;
+  /** Offers the page's orders show the channel fulfils; absent: none (channels other than market_d). */
+  channelFulfilled?: ChannelFulfilledOffer[];
 }

@@ -7,7 +7,7 @@ export { participatingMarketplaces, spApiConsentGrant, spApiConsentUrl } from '.
 export type { SpApiApplication } from './amazon/sp-api-consent';
 export { AuctionAAdapter } from './auction-a.adapter';
 export type { Warehouse } from './auction-a.adapter';
-export type { ChannelOrder, ChannelOrderAddress, ChannelOrderPage } from './channel-order.type';
+export type { ChannelFulfilledOffer, ChannelOrder, ChannelOrderAddress, ChannelOrderPage } from './channel-order.type';
 export { connectorCredentials, connectors, defaultConnector, realConnectors } from './connector';
 export type { Connector } from './connector';
 export { ebayChallengeResponse, EbayNotificationRefused, readEbayDeletion } from './ebay/ebay-account-deletion';

@@ -1,5 +1,6 @@
 import { portalRefused } from '../errors';
 import { amazonListings, listingPatches, sellerSku } from './amazon/listing-attributes';
+import { amazonChannels, afnOffers } from './amazon/fba-offers';
 import { listingCheck, readListing } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder, placedAtAmazon } from './amazon/order-mapping';
@@ -170,7 +171,9 @@ export class MarketDAdapter implements PortalAdapter {
   async checkListing(target: PortalTarget, portalItemId: string): Promise<ListingCheck> {
     const s = new SpApiSession(target);
     const item = await readListing(s, portalItemId, ['summaries', 'issues', 'fulfillmentAvailability']);
-    return listingCheck(item, s.marketplaceIds, portalItemId);
+    // Read anyway: a listing Amazon fulfils is told, so CIA sends it no quantity (amazon/fba-offers.ts).
+    const amazons = amazonChannels(item);
+    return { ...listingCheck(item, s.marketplaceIds, portalItemId), ...(amazons.length > 0 ? { fulfilledByChannel: amazons.join(', ') } : {}) };
   }
 
   /**
@@ -267,7 +270,10 @@ export class MarketDAdapter implements PortalAdapter {
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     const s = new SpApiSession(target);
     const page = await searchOrdersPage(s, modifiedSince, cursor, fetchTokenWaitMs);
-    return { orders: page.orders.filter(placedAtAmazon).map(channelOrder), next: page.next };
+    const placed = page.orders.filter(placedAtAmazon);
+    // The SKUs whose AFN orders show Amazon fulfils them (amazon/fba-offers.ts): the import marks Kontor's listings of them.
+    const fba = afnOffers(placed);
+    return { orders: placed.map(channelOrder), next: page.next, ...(fba.length > 0 ? { channelFulfilled: fba } : {}) };
   }
 
   /** getOrder (Orders API v2026-01-01): one order with the same data sets, for a single order's refresh. */

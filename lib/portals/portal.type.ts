@@ -172,7 +172,8 @@ export interface PushAids {
   /**
    * The items whose live listing the channel fulfils from its own warehouse since Kontor listed it
    * (portal_listing.fulfilled_by_channel: a Kaufland unit the seller moved into Kaufland's
-   * fulfilment programme), as an adapter recorded it (recordChannelFulfilled), by stock id. One
+   * fulfilment programme; an Amazon listing converted to FBA, as an AFN order or the listing check
+   * showed it), as recorded (recordChannelFulfilled, lib/portal-offer), by stock id. One
    * statement. What one process learnt, every process and a restart know.
    */
   channelFulfilled?(stockIds: number[]): Promise<Set<number>>;
@@ -195,6 +196,12 @@ export interface ListingCheck {
   state: 'live' | 'pending' | 'problem';
   summary: string;
   details: string[];
+  /**
+   * The channel fulfils the offer from its own warehouse, as the listing read shows (Amazon: its
+   * fulfilment network codes, AMAZON_EU ...): lib/portal-offer marks the listing so (CIA sends it
+   * no quantity). Absent: the seller's own offer, or not told.
+   */
+  fulfilledByChannel?: string;
 }
 
 export interface Shipment {

@@ -1,26 +1,37 @@
 import { isPermanent } from '../../errors';
 import type { PushAids, QuantityOutcome, QuantityUpdate } from '../portal.type';
 import { lowestPerListing } from '../shared-listing';
+import { amazonChannels, fbaRefusal } from './fba-offers';
 import { readListing } from './listing-check';
 import { sellerSku } from './listing-attributes';
 import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed, stillProcessing } from './listings-feed';
 import { SpApiRefusal, SpApiSession, spApiErrors } from './sp-api-client';
 import { Submission, submissionErrors } from './submission';
 
-/** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some. */
-type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets'>;
+/** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some, and those Amazon fulfils. */
+type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets' | 'channelFulfilled'>;
 
-/** Those records as read for a batch, by stock id: the listings live in all (their SKU at Amazon), and those live in some (their marketplaces and SKU). */
+/**
+ * Those records as read for a batch, by stock id: the listings live in all (their SKU at Amazon),
+ * those live in some (their marketplaces and SKU), and those recorded as fulfilled by Amazon.
+ */
 interface Records {
   inAll: Map<number, string>;
   inSome: Map<number, { markets: string[]; portalItemId: string | null }>;
+  byAmazon: Set<number>;
 }
 
-/** The batch's listing records: two statements, the second for the items not live in all only. */
+/**
+ * The batch's listing records: the second statement for the items not live in all only, the
+ * third (fba-offers.ts: an AFN order or the listing check marked them) for the recorded ones only.
+ */
 async function readRecords(listed: Listed, stockIds: number[]): Promise<Records> {
   const inAll = await listed.listedItems(stockIds);
   const rest = stockIds.filter((id) => !inAll.has(id));
-  return { inAll, inSome: listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map() };
+  const inSome =
+    listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map<number, { markets: string[]; portalItemId: string | null }>();
+  const recorded = stockIds.filter((id) => inAll.has(id) || inSome.has(id));
+  return { inAll, inSome, byAmazon: listed.channelFulfilled && recorded.length > 0 ? await listed.channelFulfilled(recorded) : new Set() };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -197,22 +208,10 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
   });
   if (marketplaceIds.length === 0)
     return refuse(`Amazon holds no listing of SKU ${sku} in ${s.marketplaceIds.join(', ')}, and a quantity alone makes no offer (no product, no price)`);
-  // Amazon fulfils the offer (FulfillmentAvailability.fulfillmentChannelCode "Designates which
-  // fulfillment network is used": AMAZON_EU ..., not DEFAULT, the seller's own): the patch, a
-  // replace of fulfillment_availability with DEFAULT and Kontor's quantity, would turn the FBA offer
-  // into one the seller ships, while the units sit in Amazon's warehouse. Kontor's item is not
-  // market_d.is_fba (those send no quantity: listings-feed.ts), so nothing is sent and the seller told.
-  const amazons = (item?.fulfillmentAvailability ?? []).map((f) => f.fulfillmentChannelCode).filter((code) => code !== 'DEFAULT');
-  if (amazons.length)
-    return {
-      stockId,
-      outcome: 'refused',
-      message:
-        `market_d: Amazon fulfils SKU ${sku} itself (${[...new Set(amazons)].join(', ')}), and a quantity of Kontor's would make the offer one the seller ships; the quantity of item ${stockId} was not sent (set market_d.is_fba on the item: Amazon then counts what its warehouse holds)`.slice(
-          0,
-          1000,
-        ),
-    };
+  // Amazon fulfils the offer (fba-offers.ts): Kontor's item is not market_d.is_fba (those send
+  // no quantity: listings-feed.ts), so nothing is sent and the seller told.
+  const amazons = amazonChannels(item);
+  if (amazons.length) return fbaRefusal(sku, stockId, amazons.join(', '));
   const missing = (item?.issues ?? []).filter((i) => i.severity === 'ERROR' && i.categories.some((c) => lacking.includes(c)));
   // Such an issue concerns the marketplaces it names (Issue.marketplaceIds), all when it names
   // none: a stub in FR (an earlier quantity's patch naming FR too) leaves the DE offer sellable,
@@ -371,8 +370,14 @@ async function sendEachSkuOnce(
     take(await feedOutcomes(s, updates, part(inFeed, batch.index).index, earlier), inFeed);
     todo = todo.filter((m) => !inFeed.includes(m));
   }
-  if (todo.length === 0) return outcomes;
   const stockIdOf = (m: FeedMessage) => updates[batch.index.get(m.messageId)!]!.stockId;
+  // A recorded listing Amazon fulfils since (fba-offers.ts: an AFN order, or the listing check,
+  // showed it) is sent nothing: the patch would make it the seller's offer again. Known from
+  // Kontor's record, no call asks Amazon.
+  for (const m of todo.filter((m) => listed?.byAmazon.has(stockIdOf(m))))
+    outcomes[batch.index.get(m.messageId)!] = fbaRefusal(m.sku, stockIdOf(m), 'recorded from its AFN orders or its listing check');
+  todo = todo.filter((m) => !listed?.byAmazon.has(stockIdOf(m)));
+  if (todo.length === 0) return outcomes;
   const recorded = recordedMarketplaces(s, listed);
   const stop = new BatchStop(s);
   // A listing recorded in some of the account's marketplaces only goes by patch, naming those:
