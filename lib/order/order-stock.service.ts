@@ -4,8 +4,9 @@
  * while the order is cancelled or once it is deleted unshipped). A write settles its lines against
  * a StockBatch (a plan of the moves, the references checked) and the batch is applied once for all
  * the writes of a request through adjustStockQuantities, which locks the items, writes the
- * movements naming the orders and queues cia.adjust. A line that takes from a set records the
- * parts it took (stock_taken_parts) and every later move of it goes by them (planLineStock).
+ * movements naming the orders and queues cia.adjust. A line records the parts of a set it took
+ * (stock_taken_parts; [] when it took the item itself) and every later move of it goes by them
+ * (planLineStock).
  */
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
@@ -25,7 +26,7 @@ export interface PlannedMove {
   title: string;
   /** A line takes from the item: it must still exist when the batch is applied. */
   take?: { field: string; ref: string | null };
-  /** A set main moved by the parts its line recorded (StockChange.parts). */
+  /** The parts its line recorded (StockChange.parts): a set's, or [] for the item itself. */
   parts?: SetPart[];
 }
 
@@ -176,10 +177,11 @@ interface LineStockPlan {
  * only its difference; lines dropped or moved to another item give theirs back.
  * A line of a set also remembers the parts one unit took (stock_taken_parts), and every move of
  * it goes by them while it holds stock, so a recomposed set gets back what the line took: more
- * units are more of what it sold, fewer give back those parts. A line that holds nothing (new,
- * un-cancelled, raised from 0, moved to another item) takes as a new sale does, the set as it is
- * now, and records that. A line that took stock before the record existed (null while it holds
- * stock) moves by the set as it is now, as it always did, until it holds nothing.
+ * units are more of what it sold, fewer give back those parts. A line that took the item itself
+ * (no set then) records [] and moves the item's own quantity, even once the item is a set. A line
+ * that holds nothing (new, un-cancelled, raised from 0, moved to another item) takes as a new sale
+ * does, the item as it is now, and records that. A line that took stock before the record existed
+ * (null while it holds stock) moves by the set as it is now, as it always did, until it holds nothing.
  */
 function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStockWrite): LineStockPlan {
   const old = new Map(before.map((l) => [l.position, l]));
@@ -252,7 +254,10 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains:
     }
     if (takes && mains.has(stockId)) throw variationMain(move.field!, move.line!.stock_align_id);
     if (takes) move.line!.stock_id = stockId;
-    const parts = move.fresh ? sets.get(stockId) : move.parts;
+    // A fresh take records what it took: the set's parts, or [] for the item itself (no set, or a
+    // set without parts), so that a set made of the item later does not redirect its moves. The
+    // move carries the same record, so record and moves agree even if the item changed since.
+    const parts = move.fresh ? (sets.get(stockId) ?? []) : move.parts;
     if (move.fresh) move.line!.stock_taken_parts = parts ?? null;
     planned.push({
       stockRef: idRef(stockId),
@@ -269,9 +274,10 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains:
  * A put-back to an item deleted meanwhile. A set's line recorded the parts it took, and they
  * outlive the set (lib/stock refuses to delete a part, not a set): each gets its share back as a
  * plain item, with its own movement; a part deleted too moves nothing (adjustStockQuantities
- * finds no item), as any deleted item's put-back. Anything else (a plain item, a set line older
- * than the record) has nowhere to go and is dropped. Before, a deleted set's parts stayed short
- * of what the line took for good.
+ * finds no item), as any deleted item's put-back. Anything else (a line that took the item itself,
+ * recorded [], even if the item was a set when deleted; a set line older than the record) has
+ * nowhere to go and is dropped. Before, a deleted set's parts stayed short of what the line took
+ * for good.
  */
 const partsPutBack = (move: Move, title: string): PlannedMove[] =>
   (move.parts ?? []).map((part) => ({ stockRef: idRef(part.stock_id), difference: move.difference * part.quantity, title }));

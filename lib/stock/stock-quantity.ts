@@ -21,7 +21,9 @@ export interface StockChange {
   /**
    * A change of a set main by the parts one unit of it moves (what an order line recorded when it
    * took the set): they move instead of the set as it is composed now, so a line gives back what
-   * it took after the seller recomposed the set. Without it a set main moves its current parts.
+   * it took after the seller recomposed the set. []: the line took the item itself, whose own
+   * quantity moves though it may be a set main now (a plain item made a set after the sale gave
+   * back to parts it never took). Without it a set main moves its current parts.
    */
   parts?: SetPart[];
 }
@@ -114,8 +116,9 @@ export async function adjustStockQuantities(
     const item = stockId === undefined ? undefined : rows.get(stockId);
     if (!item) return undefined;
     const { difference, cause } = change;
+    const itself = change.parts?.length === 0;
     const subs = change.parts ? book.partsOf(item.id, change.parts) : item.set_type === 'main' ? book.subsOf(item.id) : [];
-    if (subs.length > 0 || change.parts) {
+    if (!itself && (subs.length > 0 || change.parts)) {
       // A set is sold as its parts: each sub moves by difference times its quantity in the set
       // (or in the set as the line took it: change.parts); the main's own movement records its
       // derived available quantity before and after.
@@ -228,7 +231,9 @@ class QuantityBook {
     const row = this.rows.get(id)!;
     this.touched.add(id);
     this.quantities.set(id, quantity);
-    this.availables.set(id, quantity - row.quantity_reserved - row.quantity_reserved_2 - (row.auction_a_subtracted ? row.quantity_auction_a : 0));
+    // A set main's available follows its subs, not its own quantity (moved by a line that took the item itself).
+    if (this.subsOf(id).length === 0)
+      this.availables.set(id, quantity - row.quantity_reserved - row.quantity_reserved_2 - (row.auction_a_subtracted ? row.quantity_auction_a : 0));
     // Set mains of the batch that hold this item follow it: min over subs of floor(available / quantity in set).
     for (const mainId of this.mainsOfSub.get(id) ?? []) {
       const subs = this.subsOf(mainId);

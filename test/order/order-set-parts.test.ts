@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
+import { backfillLinesTakenItself } from '../../lib/db/migrations/20261129_2151_order_line_taken_itself_backfill';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
 import { createOrder, createStock, movements, orderBody, stockQuantity } from './helpers';
@@ -228,5 +229,144 @@ describe('order: a line of a set deleted since the sale', () => {
       ['order', 10, -4, 6],
       ['order cancelled', 6, 4, 10],
     ]);
+  });
+});
+
+/**
+ * A plain item sold, then made a set by the seller: the line took the item itself and records so
+ * ([]), and every later move of it goes to the item's own quantity, not to the parts the set has
+ * now (lib/order/README.md, "Stock link"). And the reverse: a set sold, then made plain, gives
+ * back the parts it recorded.
+ */
+describe('order: a line of an item whose set composition changed since the sale', () => {
+  let seller: Seller;
+  let partA: number;
+  let item: number;
+  beforeEach(async () => {
+    seller = await newSeller();
+    partA = await createStock(seller, 'PART-A', 10);
+    item = await createStock(seller, 'X', 10);
+  });
+
+  const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+  const setOf = async (stockId: number, set: Record<string, unknown>) => {
+    const res = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { set } } });
+    expect(res.status, res.text).to.equal(200);
+  };
+  const makeSet = () => setOf(item, { type: ['main'], sub: [{ id: String(partA), quantity: 2 }] });
+  const quantities = async () => [await stockQuantity(seller, item), await stockQuantity(seller, partA)];
+  const orderMoves = async (stockId: number, orderId: string) =>
+    (await movements(seller, stockId)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+
+  it('when a plain item sold is made a set and the order is cancelled, then the item gets its unit back and the new part gets nothing, also once the set is undone', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }] });
+    expect(await quantities()).to.deep.equal([9, 10]);
+    await makeSet();
+
+    const res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(item, orderId)).to.deep.equal([
+      ['order', 10, -1, 9],
+      ['order cancelled', 9, 1, 10],
+    ]);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([]);
+
+    await setOf(item, { type: ['none'] });
+    expect(await quantities()).to.deep.equal([10, 10]);
+  });
+
+  it('when the line of a plain item made a set is lowered and raised, then the item itself gives back and takes', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 2, price: '5.00', stock_align_id: 'X' }] });
+    expect(await quantities()).to.deep.equal([8, 10]);
+    await makeSet();
+
+    let res = await update(orderId, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }] });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([9, 10]);
+    // More units of a line that holds stock are more of what it sold: the item itself.
+    res = await update(orderId, { line: [{ id: 1, quantity: 3, price: '5.00', stock_align_id: 'X' }] });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([7, 10]);
+    expect(await orderMoves(item, orderId)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order changed', 8, 1, 9],
+      ['order changed', 9, -2, 7],
+    ]);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([]);
+
+    res = await call(`order/${orderId}/`, { token: seller.token, method: 'DELETE' });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+  });
+
+  it('when a plain item sold is made a set and then deleted, then the cancel gives nothing to the part', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }] });
+    await makeSet();
+    let res = await call(`stock/${item}/`, { token: seller.token, method: 'DELETE' });
+    expect(res.status, res.text).to.equal(200);
+
+    res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await stockQuantity(seller, partA)).to.equal(10);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([]);
+  });
+
+  it('when a set sold is made a plain item and the order is cancelled, then the parts it took come back and the item keeps its own quantity', async () => {
+    await makeSet();
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }] });
+    expect(await quantities()).to.deep.equal([10, 8]);
+    await setOf(item, { type: ['none'] });
+
+    const res = await update(orderId, { status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await orderMoves(partA, orderId)).to.deep.equal([
+      ['order', 10, -2, 8],
+      ['order cancelled', 8, 2, 10],
+    ]);
+  });
+});
+
+/**
+ * Migration 20261129_2151: lines that took an item itself before it was recorded (null) get []
+ * when their item is no set now; a set's null line keeps the fallback.
+ */
+describe('order: the backfill of lines that took the item itself', () => {
+  let seller: Seller;
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
+
+  const clearRecord = async (orderId: string) => {
+    const order = await db()('sales_order').where({ account_id: seller.id, id: orderId }).first('internal_id');
+    expect(await db()('sales_order_line').where({ order_internal_id: order!.internal_id }).update({ stock_taken_parts: null })).to.equal(1);
+    return order!.internal_id;
+  };
+  const record = async (internalId: string) =>
+    (await db()('sales_order_line').where({ order_internal_id: internalId }).first('stock_taken_parts'))!.stock_taken_parts;
+
+  it("when a plain item's line holds stock with no record, then the backfill gives it [] and a set made of the item later gets nothing on a cancel; a set's line stays null", async () => {
+    const partA = await createStock(seller, 'PART-A', 10);
+    const item = await createStock(seller, 'X', 10);
+    await createItem(seller, { name: 'Set of two A', sku: 'SET', set: { sub: [{ id: partA, quantity: 2 }] } });
+    const plainOrder = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }] });
+    const setOrder = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
+    const cancelledOrder = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }], status: { is_cancelled: true } });
+    const plainLine = await clearRecord(plainOrder);
+    const setLine = await clearRecord(setOrder);
+    const cancelledLine = await clearRecord(cancelledOrder);
+
+    expect(await backfillLinesTakenItself(db())).to.be.at.least(1);
+    expect(await record(plainLine)).to.deep.equal([]);
+    expect(await record(setLine)).to.equal(null);
+    expect(await record(cancelledLine)).to.equal(null);
+    expect(await backfillLinesTakenItself(db())).to.equal(0);
+
+    let res = await call(`stock/${item}/`, { token: seller.token, body: { stock: { set: { type: ['main'], sub: [{ id: String(partA), quantity: 2 }] } } } });
+    expect(res.status, res.text).to.equal(200);
+    res = await call(`order/${plainOrder}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });
+    expect(res.status, res.text).to.equal(200);
+    expect([await stockQuantity(seller, item), await stockQuantity(seller, partA)]).to.deep.equal([10, 8]);
   });
 });
