@@ -21,6 +21,7 @@ import { startRefusal, unsafeSettings } from '../config/safety';
 import { createSeller, LoginTakenError } from '../lib/account';
 import { ClientRegistrationError, createClient, LockoutError } from '../lib/auth';
 import { closeDb, CellRangeError } from '../lib/db';
+import { provideClientAccessHandlers } from '../lib/event';
 import { migrateDatabase } from '../lib/migrate';
 import { closeRedis } from '../lib/redis';
 import { AdminCommandError, adminUsage, read, runAdminCommand } from './admin.cli';
@@ -31,6 +32,9 @@ import { resealCredentials } from './credentials-reseal';
 import { orderImportUsage, runOrderImportCommand } from './order-import.cli';
 import { portalConnectUsage, runPortalConnectCommand } from './portal-connect.cli';
 import { secretFromStdin } from './stdin-secret';
+
+// lib/event's deletion of a client's handlers with its client access (lib/auth/client-access-going.ts): client-access revoke, client and user disable.
+provideClientAccessHandlers();
 
 class UsageError extends Error {}
 

@@ -16,7 +16,7 @@ import { healthRouter, operatorRouter } from '../lib/operator';
 import { provideOrderGrant } from '../lib/order';
 import { provideChannelFulfilment } from '../lib/order-import';
 import { provideOrderPaymentRecords } from '../lib/bank';
-import { provideStockEventTargets } from '../lib/event';
+import { provideClientAccessHandlers, provideStockEventTargets } from '../lib/event';
 import { provideEbayListings } from '../lib/portal-offer';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
@@ -27,6 +27,8 @@ provideChannelFulfilment();
 provideOrderPaymentRecords();
 // lib/event's handler look-up, with which lib/stock checks cia.event target[] (lib/stock/event-targets.ts).
 provideStockEventTargets();
+// lib/event's deletion of a client's handlers with its client access (lib/auth/client-access-going.ts): revoke, a replayed code or refresh token.
+provideClientAccessHandlers();
 // lib/portal-offer's record of an item's eBay listings, by which a save warns of no SKU eBay holds a listing under (lib/stock/stock-ebay-sku.ts).
 provideEbayListings();
 

@@ -10,7 +10,7 @@ import { closeRedis } from '../lib/redis';
 import { developmentKeyWarning } from '../lib/secret';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 import { provideOrderGrant } from '../lib/order';
-import { provideStockEventTargets, settleUnhandledEvents } from '../lib/event';
+import { provideClientAccessHandlers, provideStockEventTargets, settleUnhandledEvents } from '../lib/event';
 import { provideEbayListings } from '../lib/portal-offer';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
@@ -18,6 +18,8 @@ provideOrderGrant();
 // lib/event's handler look-up, with which lib/stock checks cia.event target[] (a worker may write
 // an item: the eBay take-over).
 provideStockEventTargets();
+// lib/event's deletion of a client's handlers with its client access (lib/auth/client-access-going.ts): the expired-tokens cleanup.
+provideClientAccessHandlers();
 // lib/portal-offer's record of an item's eBay listings, by which a save warns of no SKU eBay holds a listing under (lib/stock/stock-ebay-sku.ts).
 provideEbayListings();
 

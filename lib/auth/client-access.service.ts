@@ -1,5 +1,5 @@
 import { allOrdersOf, Scope } from '../access';
-import { transaction } from '../db';
+import { inTransaction, transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { checkMentionedPortalAccounts } from '../portal-account';
 import { ClientAccessRow, clientAccessRepository } from './client-access.repository';
@@ -39,10 +39,12 @@ export async function listClientAccesses(viewer: AccessViewer): Promise<ReturnTy
 
 /**
  * Revokes an access: its refresh and access tokens are deleted in one transaction and leave every
- * process's token cache at once. 404 when it is not one the viewer sees.
+ * process's token cache at once. 404 when it is not one the viewer sees. Run again on a deadlock:
+ * the client's stock cia handlers leave the items with it (client-access-going.ts), whose locks
+ * can meet a stock write's.
  */
 export async function revokeClientAccess(viewer: AccessViewer, id: number): Promise<void> {
-  const revoked = await transaction(async (trx) => {
+  const revoked = await inTransaction(async (trx) => {
     const access = await clientAccessRepository.lockedAccess(trx, viewer.accountId, viewer.oauthClientId, id);
     if (!access) throw notFound(`client access ${id}`, 'client_access_id');
     return tokenRepository.deleteChain(trx, access.chainId);

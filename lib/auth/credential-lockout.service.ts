@@ -8,7 +8,7 @@
  */
 import crypto from 'node:crypto';
 import { accountRepository, disabledPasswordHash, hashPassword } from '../account';
-import { db } from '../db';
+import { db, inTransaction } from '../db';
 import { log } from '../log';
 import { clientDisabledHash, clientRepository } from './client.repository';
 import { secretHash } from './secret';
@@ -32,7 +32,8 @@ async function accountIdOf(login: string): Promise<number> {
 export async function disableClient(
   clientId: string,
 ): Promise<{ client_id: string; disabled: true; revoked_access_tokens: number; revoked_client_accesses: number }> {
-  const revoked = await db().transaction(async (trx) => {
+  // Again after a deadlock: the client's stock cia handlers leave the items with its accesses (client-access-going.ts).
+  const revoked = await inTransaction(async (trx) => {
     const client = await clientRepository.findAnyByClientId(trx, clientId);
     if (!client) throw new LockoutError(`--client-id: no client ${clientId}`);
     await clientRepository.setSecretHash(trx, client.id, clientDisabledHash(new Date()));
@@ -73,7 +74,8 @@ export async function enableClient(clientId: string): Promise<{ client_id: strin
  */
 export async function disableLogin(login: string): Promise<{ login: string; disabled: true; revoked_access_tokens: number; revoked_client_accesses: number }> {
   const accountId = await accountIdOf(login);
-  const revoked = await db().transaction(async (trx) => {
+  // Again after a deadlock, as disableClient.
+  const revoked = await inTransaction(async (trx) => {
     await accountRepository.setPasswordHash(trx, accountId, disabledPasswordHash(new Date()));
     return tokenRepository.deleteAllOf(trx, { accountId, seller: false });
   });

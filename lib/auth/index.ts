@@ -7,6 +7,7 @@ export { AuthorizeFormError, AuthorizePageError, confirm, consentStep, readAutho
 export type { AuthorizationRequest, AuthorizeOutcome, ConsentStep } from './authorize.service';
 export { presentedCredentials } from './client-credentials';
 export type { CredentialReading } from './client-credentials';
+export { provideClientAccessGoing } from './client-access-going';
 export { listClientAccesses, restrictClientAccess, revokeClientAccess } from './client-access.service';
 export type { ClientAccessRestriction } from './client-access.service';
 export { ClientRegistrationError, createClient } from './client.service';

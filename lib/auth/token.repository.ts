@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { changedChannel, db } from '../db';
+import { changedChannel, db, inTransaction } from '../db';
 import type { Scope } from '../access';
+import { clientAccessesGoing } from './client-access-going';
 
 export interface Grant {
   accountId: number;
@@ -66,6 +67,19 @@ const rotationWindow = '1 month';
 /** How long a used authorization code is remembered, to recognise its replay. */
 const usedCodeKept = '1 day';
 
+/**
+ * The one delete of client accesses (those `which` selects): locked first, in id order (two
+ * deletes of overlapping sets wait, never deadlock; a handler's insert naming one waits, then its
+ * foreign key finds it gone), then what lib/event made with them goes (client-access-going.ts: a
+ * stock cia handler's names leave the items), then the rows. Answers how many went.
+ */
+async function deleteClientAccesses(trx: Knex.Transaction, which: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<number> {
+  const ids = (await which(trx('client_access')).orderBy('id').forUpdate().pluck('id')) as number[];
+  if (ids.length === 0) return 0;
+  await clientAccessesGoing(trx, ids);
+  return trx('client_access').whereIn('id', ids).delete();
+}
+
 /** Access tokens, refresh tokens and authorization codes, by the hash of their secret only. */
 export const tokenRepository = {
   /** chainId: the refresh-token chain the access token was issued with, if any (revoked with it). */
@@ -104,7 +118,7 @@ export const tokenRepository = {
     return row?.account_id;
   },
 
-  async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedRefreshToken> {
+  async consumeRefreshToken(trx: Knex.Transaction, hash: string, oauthClientId: number): Promise<ConsumedRefreshToken> {
     const mine = { token_hash: hash, oauth_client_id: oauthClientId };
     const [row] = await trx('refresh_token')
       .where(mine)
@@ -136,8 +150,8 @@ export const tokenRepository = {
   },
 
   /** Deletes a chain's client access, refresh and access tokens; answers the access tokens' hashes. */
-  async deleteChain(trx: Knex, chainId: string): Promise<string[]> {
-    await trx('client_access').where({ chain_id: chainId }).delete();
+  async deleteChain(trx: Knex.Transaction, chainId: string): Promise<string[]> {
+    await deleteClientAccesses(trx, (q) => q.where({ chain_id: chainId }));
     await trx('refresh_token').where({ chain_id: chainId }).delete();
     const revoked = (await trx('access_token').where({ chain_id: chainId }).delete().returning('token_hash')) as { token_hash: string }[];
     return revoked.map((r) => r.token_hash);
@@ -160,7 +174,7 @@ export const tokenRepository = {
    * the replay it is (RFC 6749 4.1.2, RFC 9700 4.5): the tokens issued for it (its chain) are
    * deleted. The row lock makes a concurrent second exchange wait and see the replay.
    */
-  async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedCode> {
+  async consumeAuthorizationCode(trx: Knex.Transaction, hash: string, oauthClientId: number): Promise<ConsumedCode> {
     const mine = { code_hash: hash, oauth_client_id: oauthClientId };
     const [row] = await trx('authorization_code')
       .where(mine)
@@ -195,14 +209,14 @@ export const tokenRepository = {
    * the access_token trigger tells every process at commit.
    */
   async deleteAllOf(
-    trx: Knex,
+    trx: Knex.Transaction,
     owner: { oauthClientId: number } | { accountId: number; seller: boolean },
   ): Promise<{ accessTokens: string[]; clientAccesses: number }> {
     const where = 'oauthClientId' in owner ? { oauth_client_id: owner.oauthClientId } : { account_id: owner.accountId };
     const sellerOnly = 'seller' in owner && owner.seller;
     let clientAccesses = 0;
     if (!sellerOnly) {
-      clientAccesses = await trx('client_access').where(where).delete();
+      clientAccesses = await deleteClientAccesses(trx, (q) => q.where(where));
       await trx('refresh_token').where(where).delete();
       await trx('authorization_code').where(where).delete();
     }
@@ -212,13 +226,19 @@ export const tokenRepository = {
     return { accessTokens: revoked.map((r) => r.token_hash), clientAccesses };
   },
 
-  /** Deletes expired tokens and codes, and the client accesses left without a refresh token; answers how many tokens and codes went. */
+  /**
+   * Deletes expired tokens and codes, and the client accesses left without a refresh token (in a
+   * transaction of their own, again after a deadlock with a stock write naming one of their
+   * handlers); answers how many tokens and codes went.
+   */
   async deleteExpired(): Promise<number> {
     let removed = 0;
     for (const table of ['access_token', 'refresh_token', 'authorization_code']) {
       removed += await db()(table).where('expires_at', '<', db().fn.now()).delete();
     }
-    await db().raw('DELETE FROM client_access a WHERE NOT EXISTS (SELECT 1 FROM refresh_token r WHERE r.chain_id = a.chain_id)');
+    await inTransaction((trx) =>
+      deleteClientAccesses(trx, (q) => q.whereRaw('NOT EXISTS (SELECT 1 FROM refresh_token r WHERE r.chain_id = client_access.chain_id)')),
+    );
     return removed;
   },
 };

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import { listening, onChange, db } from '../db';
+import { inTransaction, listening, onChange, db } from '../db';
 import { DomainError, invalidInput } from '../errors';
 import { log } from '../log';
 import { accountRepository, decoyHash, isDisabledPasswordHash, verifyPassword } from '../account';
@@ -208,7 +208,8 @@ async function exchangeCode(
   const { code, redirectUri, codeVerifier } = request;
   if (!code) throw invalidInput('invalid_request', 'code is required', 'code');
   const hash = secretHash(code);
-  const outcome = await db().transaction(async (trx) => {
+  // Again after a deadlock: a replay's revocation takes the client's stock cia handlers out of the items (client-access-going.ts).
+  const outcome = await inTransaction(async (trx) => {
     const accountId = await tokenRepository.accountOf(trx, 'authorization_code', hash);
     if (accountId === undefined || !(await holdLogin(trx, accountId))) return { kind: 'unknown' as const };
     if (!(await clientRepository.hold(trx, client.id, client.secret_hash))) throw clientRefused();
@@ -255,7 +256,8 @@ async function refresh(credentials: CredentialReading[] | undefined, refreshToke
   const client = await authenticateClient(credentials);
   if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required', 'refresh_token');
   const hash = secretHash(refreshToken);
-  const outcome = await db().transaction(async (trx) => {
+  // Again after a deadlock, as exchangeCode.
+  const outcome = await inTransaction(async (trx) => {
     const accountId = await tokenRepository.accountOf(trx, 'refresh_token', hash);
     if (accountId === undefined || !(await holdLogin(trx, accountId))) return { kind: 'unknown' as const };
     if (!(await clientRepository.hold(trx, client.id, client.secret_hash))) throw clientRefused();

@@ -116,6 +116,18 @@ export const eventHandlerRepository = {
     return row;
   },
 
+  /**
+   * Deletes the handlers the client accesses made (lib/auth deleting them, client-access-going.ts);
+   * answers what they were, as delete does. Not by account: a client's accesses span sellers
+   * (`kontor client disable`), and lib/auth chose the ids from its own rows, each of one seller.
+   */
+  async deleteOfClientAccesses(
+    trx: Knex.Transaction,
+    clientAccessIds: number[],
+  ): Promise<Pick<EventHandlerRow, 'id' | 'account_id' | 'section' | 'type' | 'required'>[]> {
+    return trx('event_handler').whereIn('client_access_id', clientAccessIds).delete().returning(['id', 'account_id', 'section', 'type', 'required']);
+  },
+
   /** The handlers of an account for one event type that take events. */
   async activeFor(accountId: number, section: string, type: string): Promise<EventHandlerRow[]> {
     return (await db()('event_handler').where({ account_id: accountId, section, type }).where(dispatchable).orderBy('id')).map(withPassword);

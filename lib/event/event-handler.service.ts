@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { config } from '../../config';
 import { Caller, OrderScope, grantOf } from '../access';
 import { inTransaction, transaction } from '../db';
@@ -12,6 +13,7 @@ import { checkMailRecipient } from './mail-recipient';
 import { newSigningSecret, signingSecretOf } from './signing-secret';
 import { forgetStockTargetsOf } from './stock-event-targets';
 import { resolvePathStockId } from '../stock';
+import { provideClientAccessGoing } from '../auth';
 
 const at = (path: string) => `event_handler.${path}`;
 
@@ -270,4 +272,22 @@ export async function deleteEventHandler(scope: OrderScope, id: number): Promise
     return row !== undefined;
   }, scope.requestId);
   if (!deleted) throw notFound(`event handler ${id}`, 'event_handler_id');
+}
+
+/**
+ * What goes with a client access (lib/auth client-access-going.ts: revoked, its client or the
+ * seller's login disabled, its code or refresh token replayed, expired): the handlers its client
+ * made, in the transaction deleting it, as deleteEventHandler deletes one, so a stock cia handler's
+ * names leave the items by the same rule (forgetStockTargetsOf). The foreign key's cascade would
+ * delete them too, but nothing could then take their names out of the items. Every handler goes
+ * before the names are weighed: a target_name two of them carry leaves with both.
+ */
+async function deleteHandlersOfClientAccesses(trx: Knex.Transaction, clientAccessIds: number[]): Promise<void> {
+  const rows = await eventHandlerRepository.deleteOfClientAccesses(trx, clientAccessIds);
+  for (const row of rows) await forgetStockTargetsOf(trx, row);
+}
+
+/** Gives lib/auth the deletion of a client's handlers with its client accesses: call once at a process's start. */
+export function provideClientAccessHandlers(): void {
+  provideClientAccessGoing(deleteHandlersOfClientAccesses);
 }

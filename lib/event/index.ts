@@ -5,7 +5,7 @@
  */
 export { eventActions, eventConditions, eventTypes } from './event-catalog';
 export { eventHandlerRepository, eventHandlerSecretsRepository } from './event-handler.repository';
-export { createEventHandler, deleteEventHandler, eventHandlerToApi, getEventHandler } from './event-handler.service';
+export { createEventHandler, deleteEventHandler, eventHandlerToApi, getEventHandler, provideClientAccessHandlers } from './event-handler.service';
 export { eventHandlerInput } from './event-handler.type';
 export type { EventHandlerInput } from './event-handler.type';
 export { eventProcessors } from './event.processor';
