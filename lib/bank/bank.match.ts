@@ -26,7 +26,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { PaymentMisfit, payOrdersIn, toCents } from '../order';
+import { bookedByHand, PaymentMisfit, payOrdersIn, toCents } from '../order';
 import { candidatesPerCall, NameAmountCandidates, orderKey, payerKey } from './bank-name-amount';
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
@@ -98,19 +98,24 @@ function centsOf(record: MatchRecord): bigint {
 }
 
 /**
- * The seller set the order's paid_amount by hand after the record was stored (lib/bank/README.md,
- * "A payment booked by hand on the order"): they had it in view, unassigned, and booked its money
- * themselves (document 1, order rule 1), so no rule pays it again. A record stored by this call has
- * no created_at: it is newer than any hand booking.
+ * The seller booked the record's money on the order by hand (document 1, order rule 1): stored
+ * before the hand booking, or booked by its bank on or before the hand booking's day, a statement
+ * imported later too (lib/order order-paid-by-hand.ts, the one rule; lib/bank/README.md, "A
+ * payment booked by hand on the order"), so no rule pays it again.
  */
-const bookedByHand = (record: MatchRecord, o: MatchOrder): boolean =>
-  record.created_at !== undefined && o.paid_by_hand_at !== null && new Date(o.paid_by_hand_at) > new Date(record.created_at);
+const byHand = (record: MatchRecord, o: MatchOrder): boolean => bookedByHand(o.paid_by_hand_at, timesOf(record));
+
+/** When the record was stored (none: by this very call) and when its bank booked it. */
+const timesOf = (record: MatchRecord) => ({
+  ...(record.created_at !== undefined ? { storedAt: new Date(record.created_at) } : {}),
+  bookedAt: new Date(record.transfer_date),
+});
 
 /** Why the record cannot pay the order (null: it fits). `exact`: a bare number pays only the amount owed. */
 function misfit(record: MatchRecord, o: MatchOrder, owing: Owing, exact: boolean): UnassignedReason | null {
   if (o.is_cancelled) return 'order_cancelled';
   if (o.currency_id !== record.currency_id) return 'currency_mismatch';
-  if (bookedByHand(record, o)) return 'booked_by_hand';
+  if (byHand(record, o)) return 'booked_by_hand';
   const amount = centsOf(record);
   const owed = owing.of(o);
   if (amount > owed) return 'overpayment';
@@ -203,7 +208,7 @@ function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[
     if (fitting.length === 1) {
       Object.assign(decision, { orderId: fitting[0]!.id, rule: 'name_amount' });
       owing.pay(fitting[0]!, centsOf(record));
-    } else decision.reason = fitting.length > 1 ? 'ambiguous' : hit.some((o) => bookedByHand(record, o)) ? 'booked_by_hand' : reason;
+    } else decision.reason = fitting.length > 1 ? 'ambiguous' : hit.some((o) => byHand(record, o)) ? 'booked_by_hand' : reason;
   }
 }
 
@@ -247,7 +252,7 @@ export async function assignIn(
       amount: d.record.amount,
       currency: d.record.currency_id,
       history: describe(d.record),
-      ...(d.record.created_at ? { storedAt: new Date(d.record.created_at) } : {}),
+      ...timesOf(d.record),
     })),
   );
   const rows = decided.map((d): Assigned => {

@@ -44,6 +44,8 @@ export interface MatchRecord {
   portal_account_grant: number | null;
   /** When it was stored; absent for a record stored by this very call (POST bank/transfer/). */
   created_at?: Date;
+  /** When its bank booked it (a statement's booking day, a provider's or a client's instant): read against a hand booking. */
+  transfer_date: Date;
 }
 
 /**
@@ -566,6 +568,7 @@ export const bankRepository = {
       'entry_ref',
       'portal_account_grant',
       'bank.created_at',
+      'transfer_date',
     );
     // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
     // waits for a run of the same job still in hand (a stalled worker), then sees its assignments.

@@ -11,11 +11,17 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { checkAmount, fromCents, toCents } from './order-money';
 import { planPaid } from './order-paid';
+import { bookedByHand, PayerRecordTimes } from './order-paid-by-hand';
 import { StockBatch } from './order-stock.service';
 import { OrderPaymentPlan, OrderWrites } from './order-writes';
 import { orderRepository, PaymentRow } from './order.repository';
 
-export interface OrderPayment {
+/**
+ * A payment and its record's times (storedAt, bookedAt): an order whose paid_amount the seller set
+ * by hand after the record was stored, or on or after the day its bank booked it, takes nothing:
+ * the seller booked that money (bookedByHand, lib/bank/README.md "A payment booked by hand on the order").
+ */
+export interface OrderPayment extends PayerRecordTimes {
   /** The payer's record (a bank record number): answered when paid. */
   key: string;
   orderId: string;
@@ -25,11 +31,6 @@ export interface OrderPayment {
   currency: string;
   /** The history entry of the order, naming where the money came from. */
   history: string;
-  /**
-   * When the payer's record was stored (absent: now). An order whose paid_amount the seller set by
-   * hand after that takes nothing: the seller had the record in view and booked its money (lib/bank/README.md).
-   */
-  storedAt?: Date;
 }
 
 /** Why a payment was not booked, found under the orders' row locks (the caller decided on unlocked reads). */
@@ -122,7 +123,7 @@ function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: big
   if (!row) return 'order_missing';
   if (row.is_cancelled) return 'order_cancelled';
   if (row.currency_id !== payment.currency) return 'currency_mismatch';
-  if (payment.storedAt && row.paid_by_hand_at && row.paid_by_hand_at > payment.storedAt) return 'booked_by_hand';
+  if (bookedByHand(row.paid_by_hand_at, payment)) return 'booked_by_hand';
   return toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount) ? 'overpayment' : null;
 }
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { matchRange, rematchAll } from '../../lib/bank/bank-match.service';
+import { db } from '../../lib/db/knex';
 import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
 import { call, newSeller, query, Seller } from '../support/api';
@@ -71,6 +72,11 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     expect((await call(`order/${filler}/`, { token: s.token, body: { order: { paid_amount: '8.00' } } })).status).to.equal(200);
     const byInvoice = await orderPaidBy(s, '20.00', 'Carl Dorn');
     expect((await call(`order/${byInvoice}/`, { token: s.token, body: { order: { paid_amount: '1.00' } } })).status).to.equal(200);
+    // That 1.00 booked by hand before the bank booked the rest (20 November): a credit of the hand
+    // booking's day or before would be the money booked by hand (hand-booked-day.test.ts).
+    await db()('sales_order')
+      .where({ account_id: s.id, id: byInvoice })
+      .update({ paid_by_hand_at: new Date('2026-11-18T08:00:00Z') });
     const byName = await orderPaidBy(s, '5.00');
     const invoice = (await readOrder(s, byInvoice)).invoice_number;
     expect(String(invoice)).to.equal('2');

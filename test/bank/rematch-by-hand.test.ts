@@ -2,10 +2,12 @@
  * A bank record left unassigned, whose money the seller then books on the order by hand
  * (document 1, order rule 1: POST order/{order_id}/ paid_amount): the periodic re-match must not
  * book it a second time, by name and amount nor by the order's id in the text; it stays
- * unassigned with the reason booked_by_hand. A record stored after the hand booking pays as before.
+ * unassigned with the reason booked_by_hand. A record stored after the hand booking and booked by
+ * its bank on a later day pays as before (one of the same day: hand-booked-day.test.ts).
  */
 import { expect } from 'chai';
 import { rematchAll } from '../../lib/bank/bank-match.service';
+import { db } from '../../lib/db/knex';
 import { call, query, Seller, newSeller } from '../support/api';
 import { readOrder } from '../order/helpers';
 import { orderPaidBy } from './bank-worker';
@@ -96,10 +98,15 @@ describe('bank: the re-match and money the seller booked by hand', () => {
     }
   });
 
-  it('when a transfer is stored after the seller booked part of the order by hand, then it pays the rest as before', async () => {
+  it('when a transfer is stored after the seller booked part of the order by hand, on a later day, then it pays the rest as before', async () => {
     const s = await newSeller();
     const order = await orderPaidBy(s, '30.00', 'Petra Part');
     await setPaid(s, order, { paid_amount: '10.00' });
+    // Booked by hand yesterday morning (UTC): today's transfer is of a later day on every clock.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await db()('sales_order')
+      .where({ account_id: s.id, id: order })
+      .update({ paid_by_hand_at: new Date(`${yesterday}T08:00:00Z`) });
     const t = await transfer(s, { sender: 'Petra Part', subject: 'Rest', amount: '20.00' });
     expect(t.is_order_paid).to.equal('1');
     expect(await record(s, t.bank_id)).to.include({ order_id: order, match_rule: 'name_amount' });

@@ -1,0 +1,45 @@
+/**
+ * Whether a payer's record (a bank transfer, a statement's credit, a payment-provider payment) is
+ * money the seller already booked on the order by hand (paid_by_hand_at: document 1, order rule
+ * 1, "To mark an existing order as paid, set paid_amount"), so that no payment books it again.
+ * One rule for lib/bank's decision (bank.match.ts) and for payOrdersIn under the order's row lock
+ * (lib/bank/README.md, "A payment booked by hand on the order").
+ */
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The clock furthest ahead of UTC in use (UTC+14), as lib/bank reads an instant of an unknown zone. */
+const AHEAD = 14 * HOUR;
+
+/** When the payer's record was stored and when its bank booked it. */
+export interface PayerRecordTimes {
+  /** Absent: stored by this very call, after any hand booking. */
+  storedAt?: Date;
+  /** Its transfer_date: a statement's booking day (00:00 UTC), a provider's or a client's instant (absent: not asked). */
+  bookedAt?: Date;
+}
+
+/**
+ * Booked by hand when the record was stored before the hand booking (the seller had it in view,
+ * unassigned) or its bank booked it on or before the hand booking's day: a statement imported,
+ * or a provider payment fetched, after the hand booking is stored later, yet the seller saw that
+ * money in online banking and booked it (found by a reviewer: 10.00 of a 20.00 order booked by
+ * hand, then the day's camt.053 with that 10.00 naming the order read paid in full).
+ * The day (decision): the record's day is its transfer_date's UTC day (a statement's booking day
+ * is stored at 00:00 UTC of its bank's calendar day); the hand booking's is the latest day its
+ * instant has on any clock up to UTC+14, the zones lib/bank already allows for an instant of an
+ * unknown zone (statement/entry-key.ts bookingDaysOf). Neither the seller's nor the bank's zone
+ * is stored, and the seller sees a credit of the bank's day D only once D has begun on the
+ * bank's clock: a Berlin seller's booking at 00:30 on the 21st (23:30 UTC on the 20th) may be of
+ * the credit booked on the 21st. The cost: a second instalment its bank books the day after a
+ * hand booking made after 10:00 UTC, or the same day, stays unassigned as booked_by_hand (the
+ * seller is told and books it) rather than paying an order a second time.
+ */
+export function bookedByHand(paidByHandAt: Date | null, record: PayerRecordTimes): boolean {
+  if (paidByHandAt === null) return false;
+  const handAt = new Date(paidByHandAt).getTime();
+  if (record.storedAt !== undefined && handAt > new Date(record.storedAt).getTime()) return true;
+  if (record.bookedAt === undefined) return false;
+  const lastHandDay = Math.floor((handAt + AHEAD) / DAY);
+  return Math.floor(new Date(record.bookedAt).getTime() / DAY) <= lastHandDay;
+}
