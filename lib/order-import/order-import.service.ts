@@ -168,9 +168,9 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
     next = cursor !== null && pages < maxPages ? fetchPage(cursor) : null;
     next?.catch(() => undefined);
     await importPage(account, portal, page, orders, changed);
-    // Offers the page's orders show the channel fulfils (Amazon's AFN orders): Kontor's listings of
-    // them get no quantity from now on, and the seller is told (lib/portal-offer).
-    if (page.channelFulfilled?.length) await recordChannelFulfilledOffers(account.account_id, portal, account.id, page.channelFulfilled);
+    // Offers the page's orders hint the channel fulfils (Amazon's AFN orders): lib/portal-offer
+    // reads Kontor's listings of them at the channel and marks those it shows so (no quantity).
+    if (page.channelFulfilled?.length) await recordChannelFulfilledOffers(account.account_id, portal, target, page.channelFulfilled);
     if (changed.length >= maxDeferredChanges || !next) await applyChanges(account, portal, changed, orders);
   }
   // A fetch from a later time than the watermark's left a gap before it: the watermark stays, and

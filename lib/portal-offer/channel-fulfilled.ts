@@ -1,42 +1,81 @@
 /**
- * Offers the channel fulfils since Kontor listed them, as the channel's orders show it (Amazon: an
- * order fulfilled by Amazon, AFN; the rule is lib/portals' amazon/fba-offers.ts): the live listing
- * recorded under the SKU is marked (portal_listing.fulfilled_by_channel), so no push sends it a
- * quantity again (PushAids channelFulfilled), and the seller gets one task per listing marked.
+ * Offers the channel fulfils since Kontor listed them (Amazon: converted to FBA; the rule is
+ * lib/portals' amazon/fba-offers.ts). An order the channel fulfilled (Amazon's AFN) only hints it:
+ * the live listing recorded under the SKU is read at the channel (PortalAdapter.fulfilledByChannel,
+ * one read per SKU), and marked (portal_listing.fulfilled_by_channel) only where the channel's
+ * listing shows its own fulfilment; then no push sends it a quantity again (PushAids
+ * channelFulfilled), and the seller gets one task per listing marked.
  */
 import { db } from '../db';
-import type { ChannelFulfilledOffer, PortalId } from '../portals';
+import { isPermanent } from '../errors';
+import { log } from '../log';
+import { adapterFor, waitForPortalSlot } from '../portals';
+import type { ChannelFulfilledOffer, PortalId, PortalTarget } from '../portals';
 import { stockPortalRepository } from '../stock';
 import { createTaskOnce } from '../task';
-import { portalListingRepository } from './portal-listing.repository';
+import { MarkedListing, portalListingRepository } from './portal-listing.repository';
 
-/** Marks what a fetched page of orders shows (lib/order-import, after the page); answers how many listings were marked now. */
+/**
+ * Verifies and marks what a fetched page of orders hints (lib/order-import, after the page, within
+ * its job); answers how many listings were marked now. A read the channel refuses for good is
+ * logged and leaves the listing as it was (a later such order reads it again); one that fails for
+ * now fails the import, whose retry reads the page and this again.
+ */
 export async function recordChannelFulfilledOffers(
   accountId: number,
   portal: PortalId,
-  portalAccountId: number,
+  target: PortalTarget,
   offers: ChannelFulfilledOffer[],
 ): Promise<number> {
-  // Per SKU the latest order: the one most likely placed after Kontor's latest list.
+  const adapter = adapterFor(portal, target.connector);
+  // Without a read of the listing the order is only a hint: nothing is marked.
+  if (!adapter.fulfilledByChannel) return 0;
+  // Per SKU the latest order: the one most likely placed after Kontor's latest list or read.
   const latest = new Map<string, ChannelFulfilledOffer>();
   for (const o of offers) if (!latest.has(o.sku) || Date.parse(o.placedAt) > Date.parse(latest.get(o.sku)!.placedAt)) latest.set(o.sku, o);
-  const marked = await portalListingRepository.markFulfilledBySku(db(), accountId, portal, portalAccountId, [...latest.values()]);
-  for (const m of marked) {
-    const offer = latest.get(m.portal_item_id)!;
-    // An item whose group says so already (Kontor listed it FBA) has nothing to be told; read for the few marked now only.
-    if (offer.saidBy && (await stockPortalRepository.listingItem(db(), accountId, m.stock_id, portal, m.lister_id))?.group[offer.saidBy] === true) continue;
-    await createTaskOnce(
-      accountId,
-      {
-        reference: { section: 'stock_lister', id: m.portal_item_id, platform: portal, stock_id: String(m.stock_id) },
-        title: offer.title.slice(0, 255),
-        text: `Stock item ${m.stock_id}, portal account ${portalAccountId}:\n${offer.text}`.slice(0, 20000),
-        priority: 'high',
-        portalAccountId,
-      },
-      // Once per listing and order: a marking that a list cleared and a later order sets again is told again.
-      `channel-fulfilled-${m.id}-${offer.evidence}`,
-    );
+  const unread = await portalListingRepository.unreadBySku(db(), accountId, portal, target.portalAccountId, [...latest.values()]);
+  let marked = 0;
+  for (const sku of new Set(unread.map((l) => l.portal_item_id))) {
+    await waitForPortalSlot(portal, target.portalAccountId);
+    // The read's start, not its end: an order placed while it was under way is read again.
+    const readAt = new Date();
+    let channels: string[];
+    try {
+      channels = await adapter.fulfilledByChannel(target, sku);
+    } catch (err) {
+      if (!isPermanent(err)) throw err;
+      log.warn({ err, accountId, portalAccountId: target.portalAccountId, sku }, 'the channel refused the read of a listing an order it fulfilled hints at');
+      continue;
+    }
+    if (channels.length === 0) {
+      // The seller's own offer: orders placed before this read say nothing more of it.
+      await portalListingRepository.fulfilmentRead(db(), accountId, portal, target.portalAccountId, sku, readAt);
+      continue;
+    }
+    // Marked where recorded before the read began: a list since sent the seller's own offer.
+    const now = await portalListingRepository.markFulfilledBySku(db(), accountId, portal, target.portalAccountId, [{ sku, placedAt: readAt.toISOString() }]);
+    for (const m of now) await tell(accountId, portal, target.portalAccountId, m, latest.get(sku)!, channels);
+    marked += now.length;
   }
-  return marked.length;
+  return marked;
+}
+
+/** The seller's task of a listing marked now, once per listing and order: a marking that a list cleared and a later order sets again is told again. */
+async function tell(accountId: number, portal: PortalId, portalAccountId: number, m: MarkedListing, offer: ChannelFulfilledOffer, channels: string[]) {
+  // An item whose group says so already (Kontor listed it FBA) has nothing to be told; read for the few marked now only.
+  if (offer.saidBy && (await stockPortalRepository.listingItem(db(), accountId, m.stock_id, portal, m.lister_id))?.group[offer.saidBy] === true) return;
+  await createTaskOnce(
+    accountId,
+    {
+      reference: { section: 'stock_lister', id: m.portal_item_id, platform: portal, stock_id: String(m.stock_id) },
+      title: offer.title.slice(0, 255),
+      text: `Stock item ${m.stock_id}, portal account ${portalAccountId}:\n${offer.text}\nThe channel's listing shows it fulfilled by ${channels.join(', ')}.`.slice(
+        0,
+        20000,
+      ),
+      priority: 'high',
+      portalAccountId,
+    },
+    `channel-fulfilled-${m.id}-${offer.evidence}`,
+  );
 }

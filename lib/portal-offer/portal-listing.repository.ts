@@ -27,6 +27,12 @@ export interface PortalListingRow {
    * made it; null: the item's SKU now. Written by a list, kept by an end.
    */
   listed_sku: string | null;
+  /**
+   * When the channel last showed the listing as the seller's own offer, read because an order of
+   * its SKU was fulfilled by the channel (Amazon's AFN; channel-fulfilled.ts): such orders placed
+   * before it are not read again. Null: never so read.
+   */
+  fulfilment_read_at: Date | null;
   updated_at: Date;
 }
 
@@ -35,10 +41,45 @@ declare module 'knex/types/tables' {
   interface Tables {
     portal_listing: Knex.CompositeTableType<
       PortalListingRow,
-      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku'> &
-        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku'>> & { updated_at?: Knex.Raw }
+      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku' | 'fulfilment_read_at'> &
+        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku' | 'fulfilment_read_at'>> & { updated_at?: Knex.Raw }
     >;
   }
+}
+
+/** A SKU (portal item id) and a time: an order's placing, or a read's start. */
+export interface SkuSince {
+  sku: string;
+  placedAt: string;
+}
+
+/** A listing found or marked by SKU. */
+export interface MarkedListing {
+  id: string;
+  stock_id: number;
+  portal_item_id: string;
+  lister_id: string;
+}
+
+const markedListing = (r: Pick<PortalListingRow, 'id' | 'stock_id' | 'portal_item_id' | 'lister_id'>): MarkedListing => ({
+  id: String(r.id),
+  stock_id: Number(r.stock_id),
+  portal_item_id: r.portal_item_id!,
+  lister_id: r.lister_id,
+});
+
+/**
+ * The live, unmarked listings at one portal account recorded under the SKUs, each where `before`
+ * holds: a condition over `shown.placed_at` and the row, one of this file's constants (no input).
+ */
+function bySkuBefore(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[], before: string) {
+  const shown = knex.raw(
+    `(VALUES ${offers.map(() => '(?::text, ?::timestamptz)').join(', ')}) AS shown (sku, placed_at)`,
+    offers.flatMap((o) => [o.sku, o.placedAt]),
+  );
+  return knex('portal_listing')
+    .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: false })
+    .whereExists((q) => q.select(knex.raw('1')).from(shown).whereRaw(`shown.sku = portal_listing.portal_item_id AND ${before}`));
 }
 
 /** A listing's key in portal_listing (its unique index): an item, at a portal account, by a lister. */
@@ -245,31 +286,49 @@ export const portalListingRepository = {
   },
 
   /**
-   * Marks the live listings at one portal account recorded under these SKUs (portal item ids)
-   * fulfilled by the channel, each only where it was recorded (listed or marked) before `placedAt`,
-   * the time of the order that shows it: a list since sent the seller's own offer, which the order
-   * says nothing of. One statement; answers the listings it marked now (not those marked before).
+   * The live, unmarked listings at one portal account recorded under these SKUs (portal item ids)
+   * that an order of the channel's own fulfilment placed at `placedAt` gives cause to read at the
+   * channel: recorded (listed or marked) before it, and not shown as the seller's own offer by a
+   * read since (`fulfilment_read_at`). One statement.
    */
-  async markFulfilledBySku(
-    knex: Knex,
-    accountId: number,
-    portal: PortalId,
-    portalAccountId: number,
-    offers: { sku: string; placedAt: string }[],
-  ): Promise<{ id: string; stock_id: number; portal_item_id: string; lister_id: string }[]> {
+  async unreadBySku(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[]): Promise<MarkedListing[]> {
     if (offers.length === 0) return [];
-    const shown = knex.raw(
-      `(VALUES ${offers.map(() => '(?::text, ?::timestamptz)').join(', ')}) AS shown (sku, placed_at)`,
-      offers.flatMap((o) => [o.sku, o.placedAt]),
-    );
-    const rows = await knex('portal_listing')
-      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: false })
-      .whereExists((q) =>
-        q.select(knex.raw('1')).from(shown).whereRaw('shown.sku = portal_listing.portal_item_id AND shown.placed_at > portal_listing.updated_at'),
-      )
+    const rows = await bySkuBefore(
+      knex,
+      accountId,
+      portal,
+      portalAccountId,
+      offers,
+      'shown.placed_at > GREATEST(portal_listing.updated_at, portal_listing.fulfilment_read_at)',
+    ).select('id', 'stock_id', 'portal_item_id', 'lister_id');
+    return rows.map(markedListing);
+  },
+
+  /**
+   * Marks the live listings at one portal account recorded under these SKUs fulfilled by the
+   * channel, each only where it was recorded before `placedAt`, the time of the read that showed
+   * it: a list since sent the seller's own offer, which the read says nothing of. One statement;
+   * answers the listings it marked now (not those marked before).
+   */
+  async markFulfilledBySku(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[]): Promise<MarkedListing[]> {
+    if (offers.length === 0) return [];
+    const rows = await bySkuBefore(knex, accountId, portal, portalAccountId, offers, 'shown.placed_at > portal_listing.updated_at')
       .update({ fulfilled_by_channel: true, updated_at: knex.fn.now() })
       .returning(['id', 'stock_id', 'portal_item_id', 'lister_id']);
-    return rows.map((r) => ({ id: String(r.id), stock_id: Number(r.stock_id), portal_item_id: r.portal_item_id!, lister_id: r.lister_id }));
+    return rows.map(markedListing);
+  },
+
+  /**
+   * Records that the channel showed the SKU's live, unmarked listings (recorded before the read)
+   * as the seller's own offer in a read started at `readAt`: orders placed before it are not read
+   * again. updated_at stays (the record did not change). One statement.
+   */
+  async fulfilmentRead(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, sku: string, readAt: Date): Promise<void> {
+    await knex('portal_listing')
+      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: false, portal_item_id: sku })
+      .where('updated_at', '<', readAt)
+      .where((q) => q.whereNull('fulfilment_read_at').orWhere('fulfilment_read_at', '<', readAt))
+      .update({ fulfilment_read_at: readAt });
   },
 
   /**

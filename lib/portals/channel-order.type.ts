@@ -114,10 +114,11 @@ export interface ChannelOrder {
 }
 
 /**
- * An offer the channel fulfils from its own warehouse, as an order of the page shows it (Amazon:
+ * An offer the channel may fulfil from its own warehouse, as an order of the page hints (Amazon:
  * an order fulfilled by Amazon, AFN; lib/portals/amazon/fba-offers.ts): Kontor's live listing
- * recorded under that SKU (its portal item id) before the order was placed is marked fulfilled by
- * the channel, and CIA sends it no quantity (lib/portal-offer); the seller is told once.
+ * recorded under that SKU (its portal item id) before the order was placed is read at the channel
+ * (PortalAdapter.fulfilledByChannel), and marked fulfilled by the channel only where the read shows
+ * it so; CIA then sends it no quantity (lib/portal-offer) and the seller is told once.
  */
 export interface ChannelFulfilledOffer {
   sku: string;

@@ -177,6 +177,16 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /**
+   * getListingsItem (fulfillmentAvailability only) of a listing Kontor recorded, read because an
+   * order of its SKU was fulfilled by Amazon (AFN): the order alone is only a hint (an FBA order of
+   * a SKU Kontor lists as the seller's own), the listing's fulfilment channel the fact
+   * (amazon/fba-offers.ts). One call, through the account's rate limit; 404: none, nothing Amazon's.
+   */
+  async fulfilledByChannel(target: PortalTarget, portalItemId: string): Promise<string[]> {
+    return amazonChannels(await readListing(new SpApiSession(target), portalItemId, ['fulfillmentAvailability']));
+  }
+
+  /**
    * deleteListingsItem per marketplace (eachMarketplace) by seller SKU: the portal item id, else
    * the SKU a list puts it under (sellerSku), else the stock id. A list that one marketplace
    * refused records nothing while the others hold the listing; ending it by the stock id deleted

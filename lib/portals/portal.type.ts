@@ -172,8 +172,8 @@ export interface PushAids {
   /**
    * The items whose live listing the channel fulfils from its own warehouse since Kontor listed it
    * (portal_listing.fulfilled_by_channel: a Kaufland unit the seller moved into Kaufland's
-   * fulfilment programme; an Amazon listing converted to FBA, as an AFN order or the listing check
-   * showed it), as recorded (recordChannelFulfilled, lib/portal-offer), by stock id. One
+   * fulfilment programme; an Amazon listing converted to FBA, as Amazon's listing read after an AFN
+   * order, or the listing check, showed it), as recorded (recordChannelFulfilled, lib/portal-offer), by stock id. One
    * statement. What one process learnt, every process and a restart know.
    */
   channelFulfilled?(stockIds: number[]): Promise<Set<number>>;
@@ -285,6 +285,13 @@ export interface PortalAdapter extends PortalFacts {
    * of that portal item id shows now. Present: portal_upload checks each list and revise later.
    */
   checkListing?(target: PortalTarget, portalItemId: string): Promise<ListingCheck>;
+  /**
+   * Who fulfils the offer of a listing Kontor recorded, as the channel's listing shows it now
+   * (Amazon: getListingsItem's fulfillmentAvailability, amazon/fba-offers.ts): the channel's own
+   * fulfilment networks (AMAZON_EU ...); empty for the seller's own offer, or no listing held.
+   * Asked only to verify what an order hints (ChannelOrderPage.channelFulfilled), never per push.
+   */
+  fulfilledByChannel?(target: PortalTarget, portalItemId: string): Promise<string[]>;
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer; item (its SKU and field group, when the item still exists) for channels that address offers by SKU. */

@@ -58,6 +58,9 @@ describe('market_d at Amazon: a listing Kontor made that the seller converted to
     ).fulfillment_availability;
   const patchesOf = (portalAccountId: number, sku: string) =>
     sandbox.state.requests.filter((r) => r.portalAccount === String(portalAccountId) && r.method === 'PATCH' && r.path.endsWith(`/${sku}`));
+  /** getListingsItem calls of the SKU (Amazon's reads of the listing). */
+  const readsOf = (portalAccountId: number, sku: string) =>
+    sandbox.state.requests.filter((r) => r.portalAccount === String(portalAccountId) && r.method === 'GET' && r.path.endsWith(`/${sku}`));
   const ciaState = async (seller: Seller, stockId: number) =>
     (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first()) as CiaState | undefined;
   /** The push of the latest wanted quantity settled: taken by Amazon or refused. */
@@ -164,6 +167,34 @@ describe('market_d at Amazon: a listing Kontor made that the seller converted to
     expect(patchesOf(portalAccountId, sku)).to.have.length(patchesBefore);
     expect(await fulfilmentAt(portalAccountId, sku)).to.deep.equal([{ fulfillment_channel_code: 'AMAZON_EU' }]);
     expect(await fbaTasks(seller, sku)).to.deep.equal([]);
+  });
+
+  it('when an AFN order of the SKU is imported but Amazon reads the listing as the seller’s own (DEFAULT), then nothing is marked: one getListingsItem, no task, a sale elsewhere is patched and taken, the same order read again reads nothing; a later AFN order after the conversion reads again and marks', async () => {
+    const sku = 'AZ-FBA-DEFAULT';
+    const { seller, portalAccountId, stockId } = await listedByKontor(sku);
+    const readsBefore = readsOf(portalAccountId, sku).length;
+    await afnOrderImported(seller, portalAccountId, sku);
+    expect(readsOf(portalAccountId, sku), 'the listing read once, for the AFN order').to.have.length(readsBefore + 1);
+    const listing = await db()('portal_listing').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first();
+    expect(listing?.fulfilled_by_channel).to.equal(false);
+    expect(await fbaTasks(seller, sku)).to.deep.equal([]);
+
+    const state = await saleElsewhere(seller, stockId);
+    expect(state.acked_seq, 'the quantity taken').to.equal(state.desired_seq);
+    expect(await fulfilmentAt(portalAccountId, sku)).to.deep.equal([{ fulfillment_channel_code: 'DEFAULT', quantity: 3 }]);
+
+    // The same order read again (the next fetch's overlap): Amazon said DEFAULT after it was placed, so no second read.
+    const again = await call(`admin/portal_account/${portalAccountId}/order_import/`, { token: seller.token, body: {} });
+    expect((await jobEnd(seller.token, again.body.job_id as string)).state).to.equal('completed');
+    expect(readsOf(portalAccountId, sku)).to.have.length(readsBefore + 1);
+
+    // Converted since: the next AFN order is read again, and Amazon's answer marks it.
+    await control(`/_sandbox/amazon/listings/${sku}/fulfillment`, { portal_account: portalAccountId, channel: 'AMAZON_EU' });
+    await afnOrderImported(seller, portalAccountId, sku);
+    expect(readsOf(portalAccountId, sku)).to.have.length(readsBefore + 2);
+    expect(await fbaTasks(seller, sku)).to.have.length(1);
+    const later = await db()('portal_listing').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first();
+    expect(later?.fulfilled_by_channel).to.equal(true);
   });
 
   it('when the listing check reads the listing fulfilled by Amazon (AMAZON_EU), then CIA’s quantity sent after the check, and a later sale’s, go nowhere and Amazon keeps the offer FBA', async () => {

@@ -10,7 +10,10 @@
  *   reads the listing anyway (heldAtAmazon, the listing check), or
  * - an order placed at Amazon for its SKU is fulfilled by Amazon (orders_2026-01-01.json
  *   OrderFulfillment.fulfilledBy AMAZON, ordersV0.json Order.FulfillmentChannel `AFN`: "Fulfilled
- *   by Amazon"), read by the order import anyway: no call of its own.
+ *   by Amazon"), read by the order import anyway, AND the listing, read then (getListingsItem,
+ *   fulfillmentAvailability: MarketDAdapter.fulfilledByChannel), shows such a code. The order alone
+ *   is only a hint: an FBA order of a SKU whose listing is the seller's own (DEFAULT) says nothing
+ *   of that listing, and marking it would stop the seller's quantity for good.
  */
 import type { Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
 import type { ChannelFulfilledOffer } from '../channel-order.type';
@@ -40,11 +43,12 @@ export function fbaRefusal(sku: string, stockId: number, how: string): QuantityO
 }
 
 /**
- * The SKUs a page of Amazon's orders shows Amazon fulfils: an order placed at Amazon (the page
+ * The SKUs a page of Amazon's orders hints Amazon fulfils: an order placed at Amazon (the page
  * holds those only, placedAtAmazon) and fulfilled by Amazon, each of its items' SKUs, with the
  * order's time and what the seller is told. Kontor's listing record of such a SKU made before the
- * order is marked so by lib/order-import through lib/portal-offer (a record made after it, by a
- * list that sent DEFAULT, is not: the order says nothing of the offer since).
+ * order is read at Amazon by lib/portal-offer (the import hands it the page), and marked only
+ * where the listing shows Amazon's fulfilment (a record made after the order, by a list that sent
+ * DEFAULT, is not read: the order says nothing of the offer since).
  */
 export function afnOffers(orders: Order2026[]): ChannelFulfilledOffer[] {
   return orders
@@ -62,7 +66,7 @@ export function afnOffers(orders: Order2026[]): ChannelFulfilledOffer[] {
             saidBy: 'is_fba',
             title: `market_d: Amazon fulfils SKU ${sku} (FBA); Kontor sends it no quantity`.slice(0, 255),
             text: [
-              `Amazon order ${o.orderId} of SKU ${sku}, placed ${o.createdTime}, is fulfilled by Amazon (FulfillmentChannel AFN), so Amazon fulfils the offer Kontor listed as the seller's own (it was converted to FBA, e.g. in Seller Central).`,
+              `Amazon order ${o.orderId} of SKU ${sku}, placed ${o.createdTime}, is fulfilled by Amazon (FulfillmentChannel AFN), and Amazon's listing of the SKU, read then, shows Amazon's fulfilment, not the seller's (DEFAULT): the offer Kontor listed as the seller's own was converted to FBA (e.g. in Seller Central).`,
               "Kontor's quantity would replace Amazon's fulfilment with the seller's (DEFAULT) and make the offer one the seller ships while the units sit in Amazon's warehouse, so CIA sends this listing no quantity from now on.",
               `To go on: ${remedy}.`,
             ].join('\n'),
