@@ -10,6 +10,13 @@ import { createOrder, createStock, movements, orderBody, stockQuantity } from '.
  * quantity change) gives back and takes by what it recorded, not by the set as the seller has
  * recomposed it since (lib/order/README.md, "Stock link").
  */
+/** POST order/{order_id}/ as the seller. */
+const updateOrder = (seller: Seller, orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+
+/** The item's movements caused by the order, as [title, old, difference, new]. */
+const orderMovesOf = async (seller: Seller, stockId: number, orderId: string) =>
+  (await movements(seller, stockId)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+
 describe('order: a set line holds the parts it took', () => {
   let seller: Seller;
   let partA: number;
@@ -22,14 +29,13 @@ describe('order: a set line holds the parts it took', () => {
     set = await createItem(seller, { name: 'Set of two A', sku: 'SET', set: { sub: [{ id: partA, quantity: 2 }] } });
   });
 
-  const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+  const update = (orderId: string, order: Record<string, unknown>) => updateOrder(seller, orderId, order);
   const recompose = async () => {
     const res = await call(`stock/${set}/`, { token: seller.token, body: { stock: { set: { type: ['main'], sub: [{ id: String(partB), quantity: 1 }] } } } });
     expect(res.status, res.text).to.equal(200);
   };
   const quantities = async () => [await stockQuantity(seller, partA), await stockQuantity(seller, partB)];
-  const orderMoves = async (item: number, orderId: string) =>
-    (await movements(seller, item)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+  const orderMoves = (item: number, orderId: string) => orderMovesOf(seller, item, orderId);
 
   it('when an order of a set is cancelled after the seller recomposed the set, then the parts it took come back and the new parts stay as they were', async () => {
     const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'SET' }] });
@@ -161,10 +167,9 @@ describe('order: a line of a set deleted since the sale', () => {
     expect((await call(`stock/${set}/`, { token: seller.token })).status).to.equal(404);
   });
 
-  const update = (order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+  const update = (order: Record<string, unknown>) => updateOrder(seller, orderId, order);
   const quantities = async () => [await stockQuantity(seller, partA), await stockQuantity(seller, partB)];
-  const orderMoves = async (item: number) =>
-    (await movements(seller, item)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+  const orderMoves = (item: number) => orderMovesOf(seller, item, orderId);
 
   it('when the order is cancelled, then the parts the line took come back, each with its movement', async () => {
     const res = await update({ status: { is_cancelled: true } });
@@ -248,15 +253,14 @@ describe('order: a line of an item whose set composition changed since the sale'
     item = await createStock(seller, 'X', 10);
   });
 
-  const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
+  const update = (orderId: string, order: Record<string, unknown>) => updateOrder(seller, orderId, order);
   const setOf = async (stockId: number, set: Record<string, unknown>) => {
     const res = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { set } } });
     expect(res.status, res.text).to.equal(200);
   };
   const makeSet = () => setOf(item, { type: ['main'], sub: [{ id: String(partA), quantity: 2 }] });
   const quantities = async () => [await stockQuantity(seller, item), await stockQuantity(seller, partA)];
-  const orderMoves = async (stockId: number, orderId: string) =>
-    (await movements(seller, stockId)).filter((m) => m.order_id === orderId).map((m) => [m.title, m.quantity.old, m.quantity.difference, m.quantity.new]);
+  const orderMoves = (stockId: number, orderId: string) => orderMovesOf(seller, stockId, orderId);
 
   it('when a plain item sold is made a set and the order is cancelled, then the item gets its unit back and the new part gets nothing, also once the set is undone', async () => {
     const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '5.00', stock_align_id: 'X' }] });
