@@ -12,13 +12,13 @@
 import { expect } from 'chai';
 import type { Worker } from 'bullmq';
 import { config, setConfig } from '../../config';
-import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { queues } from '../../lib/queue';
 import { startWorker } from '../../lib/queue/worker';
 import { channelLoopForSuite, jobEnd, Sandbox, uploadToEnd, waitFor } from '../fleet/support';
-import { call, newSeller, Seller } from '../support/api';
+import { call, Seller } from '../support/api';
+import { amazonItem } from './market-d-support';
 
 let sandbox: Sandbox;
 
@@ -76,22 +76,7 @@ describe('market_d at Amazon: a listing Kontor made that the seller converted to
 
   /** An item listed at market_d by Kontor (recorded), CIA's quantity 5 taken by Amazon. */
   async function listedByKontor(sku: string, fba = false) {
-    const seller = await newSeller();
-    const { id: portalAccountId } = (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })) as { id: number };
-    const created = await call('stock/', {
-      token: seller.token,
-      body: {
-        stock: {
-          name: 'Teekanne',
-          sku,
-          quantity: 5,
-          market_d: { id_type: 'EAN', id: '4006381333931', price: '19.90', ...(fba ? { is_fba: true } : {}) },
-          cia: { market_d: { is_active: true, portal_account_id: [portalAccountId] } },
-        },
-      },
-    });
-    expect(created.status, created.text).to.equal(201);
-    const stockId = Number(created.body.stock_id);
+    const { seller, portalAccountId, stockId } = await amazonItem(sku, fba ? { market_d: { is_fba: true } } : {});
     expect((await uploadToEnd(seller.token, stockId, { market_d: [{ action: 'list', portal_account_id: portalAccountId }] })).state).to.equal('completed');
     const listing = await db()('portal_listing').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first();
     expect(listing).to.deep.include({ status: 'listed', portal_item_id: sku, fulfilled_by_channel: false });

@@ -9,11 +9,11 @@
  */
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
-import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db';
 import { queues } from '../../lib/queue';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
-import { call, newSeller } from '../support/api';
+import { call } from '../support/api';
+import { amazonItem } from './market-d-support';
 
 let sandbox: Sandbox;
 
@@ -30,23 +30,8 @@ describe('market_d at Amazon: a listing processed after the quantity CIA sent be
   afterEach(() => setConfig({ ...config(), marketDListingCheckMs: before.marketDListingCheckMs, marketDListingChecks: before.marketDListingChecks }));
 
   it('when Amazon applies the listing after CIA’s patch, then CIA’s quantity is sent again once the check finds the listing processed, and Amazon offers CIA’s 2, not the listing’s 5', async () => {
-    const seller = await newSeller();
-    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' });
     const sku = 'AZ-ORDER-1';
-    const created = await call('stock/', {
-      token: seller.token,
-      body: {
-        stock: {
-          name: 'Teekanne',
-          sku,
-          quantity: 5,
-          market_d: { id_type: 'EAN', id: '4006381333931', price: '19.90' },
-          cia: { market_d: { is_active: true, max_quantity: 2, portal_account_id: [portalAccountId] } },
-        },
-      },
-    });
-    expect(created.status, created.text).to.equal(201);
-    const stockId = Number(created.body.stock_id);
+    const { seller, portalAccountId, stockId } = await amazonItem(sku, { cia: { max_quantity: 2 } });
     // Amazon takes 3 s to process the put and applies its data then, after CIA's patch.
     await control('/_sandbox/amazon/config', { listing_ms: 3000, late_listings: true });
     const upload = await call(`stock/${stockId}/portal_upload/`, {
