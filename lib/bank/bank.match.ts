@@ -100,10 +100,10 @@ function centsOf(record: MatchRecord): bigint {
 /**
  * The seller booked the record's money on the order by hand (document 1, order rule 1): stored
  * before the hand booking, or booked by its bank on or before the hand booking's day, a statement
- * imported later too (lib/order order-paid-by-hand.ts, the one rule; lib/bank/README.md, "A
- * payment booked by hand on the order"), so no rule pays it again.
+ * imported later too, and not more than the money booked by hand (lib/order order-paid-by-hand.ts,
+ * the one rule; lib/bank/README.md, "A payment booked by hand on the order"), so no rule pays it again.
  */
-const byHand = (record: MatchRecord, o: MatchOrder): boolean => bookedByHand(o.paid_by_hand_at, timesOf(record));
+const byHand = (record: MatchRecord, o: MatchOrder): boolean => bookedByHand(o, { ...timesOf(record), amount: record.amount });
 
 /** When the record was stored (none: by this very call) and when its bank booked it. */
 const timesOf = (record: MatchRecord) => ({

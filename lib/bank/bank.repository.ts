@@ -26,6 +26,8 @@ export interface MatchOrder {
   name: string | null;
   /** When the seller last changed paid_amount by hand: a record stored before pays it by no rule. */
   paid_by_hand_at: Date | null;
+  /** The money the seller booked by hand (null: not kept then): a larger record is not that money. */
+  paid_by_hand_amount: string | null;
 }
 
 /** A bank record as the matching sees it. */
@@ -548,6 +550,7 @@ export const bankRepository = {
         'o.owing',
         'o.name',
         'o.paid_by_hand_at',
+        'o.paid_by_hand_amount',
       )
       .from('o')
       .join('payer', (j) => j.on('payer.amount', '=', 'o.owed'))

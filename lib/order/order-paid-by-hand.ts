@@ -5,11 +5,19 @@
  * One rule for lib/bank's decision (bank.match.ts) and for payOrdersIn under the order's row lock
  * (lib/bank/README.md, "A payment booked by hand on the order").
  */
+import { toCents } from './order-money';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The clock furthest ahead of UTC in use (UTC+14), as lib/bank reads an instant of an unknown zone. */
 const AHEAD = 14 * HOUR;
+
+/** The order's hand booking: when the seller last set paid_amount by hand, and how much money they booked so. */
+export interface HandBooking {
+  paid_by_hand_at: Date | null;
+  /** The rises of paid_amount the seller wrote; null: stamped before it was kept (amount not checked). */
+  paid_by_hand_amount: string | null;
+}
 
 /** When the payer's record was stored and when its bank booked it. */
 export interface PayerRecordTimes {
@@ -34,10 +42,15 @@ export interface PayerRecordTimes {
  * the credit booked on the 21st. The cost: a second instalment its bank books the day after a
  * hand booking made after 10:00 UTC, or the same day, stays unassigned as booked_by_hand (the
  * seller is told and books it) rather than paying an order a second time.
+ * The amount (decision, found by a reviewer): a record larger than the money booked by hand
+ * (paid_by_hand_amount) cannot be that money and pays as before: 5.50 taken in cash and booked by
+ * hand on a 30.00 order, the statement's 24.50 of the buyer booked the day before pays the rest.
+ * An order stamped before paid_by_hand_amount was kept (null) is read by time alone, as before.
  */
-export function bookedByHand(paidByHandAt: Date | null, record: PayerRecordTimes): boolean {
-  if (paidByHandAt === null) return false;
-  const handAt = new Date(paidByHandAt).getTime();
+export function bookedByHand(hand: HandBooking, record: PayerRecordTimes & { amount: string }): boolean {
+  if (hand.paid_by_hand_at === null) return false;
+  if (hand.paid_by_hand_amount !== null && toCents(record.amount) > toCents(hand.paid_by_hand_amount)) return false;
+  const handAt = new Date(hand.paid_by_hand_at).getTime();
   if (record.storedAt !== undefined && handAt > new Date(record.storedAt).getTime()) return true;
   if (record.bookedAt === undefined) return false;
   const lastHandDay = Math.floor((handAt + AHEAD) / DAY);

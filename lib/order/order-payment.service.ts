@@ -18,8 +18,9 @@ import { orderRepository, PaymentRow } from './order.repository';
 
 /**
  * A payment and its record's times (storedAt, bookedAt): an order whose paid_amount the seller set
- * by hand after the record was stored, or on or after the day its bank booked it, takes nothing:
- * the seller booked that money (bookedByHand, lib/bank/README.md "A payment booked by hand on the order").
+ * by hand after the record was stored, or on or after the day its bank booked it, takes nothing
+ * unless the payment is more than the money booked by hand: the seller booked that money
+ * (bookedByHand, lib/bank/README.md "A payment booked by hand on the order").
  */
 export interface OrderPayment extends PayerRecordTimes {
   /** The payer's record (a bank record number): answered when paid. */
@@ -123,7 +124,7 @@ function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: big
   if (!row) return 'order_missing';
   if (row.is_cancelled) return 'order_cancelled';
   if (row.currency_id !== payment.currency) return 'currency_mismatch';
-  if (bookedByHand(row.paid_by_hand_at, payment)) return 'booked_by_hand';
+  if (bookedByHand(row, payment)) return 'booked_by_hand';
   return toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount) ? 'overpayment' : null;
 }
 

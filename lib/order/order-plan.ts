@@ -189,7 +189,8 @@ export interface NewOrderPlan {
 /**
  * A create: `prepaid` is whether its payment method is prepaid (read by the caller). `byHand`: the
  * seller's create (POST order/, order/list/), whose paid_amount above 0.00 is stamped
- * paid_by_hand_at as an update's is (planOrderUpdate): money the seller saw arrive before the order.
+ * paid_by_hand_at as an update's is (planOrderUpdate), with that amount as paid_by_hand_amount:
+ * money the seller saw arrive before the order.
  */
 export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, prefix: string, byHand = false): NewOrderPlan {
   const drafts = lineDrafts(input, prefix);
@@ -209,12 +210,24 @@ export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, pre
     invoice_amount: invoice,
     ...paid.columns,
   };
-  if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) > 0n) columns.paid_by_hand_at = now;
+  if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) > 0n) {
+    columns.paid_by_hand_at = now;
+    columns.paid_by_hand_amount = fromCents(toCents(input.paid_amount));
+  }
   const events: EventType[] = ['created'];
   if (paid.becamePaid) events.push('paid');
   if (paid.becamePaidInFull) events.push('paid_in_full');
   events.push(...statusEvents(status.became));
   return { columns, drafts, hold: !status.cancelled, paid, events };
+}
+
+/**
+ * The money the seller has booked by hand after a write that changed paid_amount by `rise`: it
+ * only grows (a lowered paid_amount books nothing), read by bookedByHand (order-paid-by-hand.ts).
+ * An order stamped before it was kept starts at 0.00.
+ */
+function handAmount(current: OrderRow, rise: bigint): string {
+  return fromCents(toCents(current.paid_by_hand_amount ?? '0.00') + (rise > 0n ? rise : 0n));
 }
 
 /** An update as planned: its columns but the customer's, and its lines' stock when they change. */
@@ -272,6 +285,7 @@ export function planOrderUpdate(
   const was = current.paid_amount ?? '0.00';
   if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) !== toCents(was)) {
     columns.paid_by_hand_at = now;
+    columns.paid_by_hand_amount = handAmount(current, toCents(input.paid_amount) - toCents(was));
     history.push(`paid_amount set to ${fromCents(toCents(input.paid_amount))} by hand (was ${fromCents(toCents(was))})`);
   }
   const back = toGiveBack(columns.paid_amount !== undefined ? columns.paid_amount : current.paid_amount, invoice, status.cancelled);

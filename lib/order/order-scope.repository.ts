@@ -20,7 +20,7 @@ export const orderScopeRepository = {
     return inOrderScope(knex('sales_order'), scope).select('id');
   },
 
-  /** The orders in scope as the bank matching reads them: number, invoice number, what is owed, the billing name, when paid_amount was last set by hand. */
+  /** The orders in scope as the bank matching reads them: number, invoice number, what is owed, the billing name, when paid_amount was last set by hand and how much. */
   toMatch(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
     return inOrderScope(trx('sales_order'), scope).select(
       'id',
@@ -32,6 +32,7 @@ export const orderScopeRepository = {
       trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
       trx.raw("customer->'address'->>'name' AS name"),
       'paid_by_hand_at',
+      'paid_by_hand_amount',
     );
   },
 

@@ -59,6 +59,8 @@ export interface OrderRow {
   transaction_ids: string[];
   /** When the seller last changed paid_amount by hand (POST order/{order_id}/, order/list/); lib/bank's matching reads it. */
   paid_by_hand_at: Date | null;
+  /** The money the seller booked by hand (the rises of paid_amount they wrote); null: stamped before it was kept. */
+  paid_by_hand_amount: string | null;
 }
 
 /** A stored line (position = Order_line_type id). */
@@ -98,6 +100,8 @@ export interface PaymentRow {
   invoice_number: string | null;
   /** When the seller last changed paid_amount by hand: a payment stored before it is not booked (order-payment.service.ts). */
   paid_by_hand_at: Date | null;
+  /** The money booked by hand: a payment larger than it is not that money (order-paid-by-hand.ts). */
+  paid_by_hand_amount: string | null;
 }
 
 export interface PaymentUpdate {
@@ -312,6 +316,7 @@ export const orderReadColumns = [
   'credit_main_id',
   'transaction_ids',
   'paid_by_hand_at',
+  'paid_by_hand_amount',
 ] as const;
 
 /*
@@ -498,7 +503,19 @@ export const orderRepository = {
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
   async lockForPayment(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<PaymentRow[]> {
     return inOrderScope(trx('sales_order'), scope)
-      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'is_shipped', 'paid_amount', 'invoice_amount', 'currency_id', 'invoice_number', 'paid_by_hand_at')
+      .select(
+        'internal_id',
+        'id',
+        'is_paid',
+        'is_cancelled',
+        'is_shipped',
+        'paid_amount',
+        'invoice_amount',
+        'currency_id',
+        'invoice_number',
+        'paid_by_hand_at',
+        'paid_by_hand_amount',
+      )
       .whereRaw('id = ANY(?::text[])', [ids])
       .orderBy('internal_id')
       .forUpdate();

@@ -109,6 +109,20 @@ describe('bank: money booked by hand on the order whose record comes later (a st
     expect(await taskTexts(s)).to.satisfy((texts: string[]) => texts.some((t) => t.includes('1 booked_by_hand')));
   });
 
+  it('when the seller books 5.50 taken in cash on a 30.00 order and then imports a statement with the 24.50 its bank booked the day before naming the order, then the credit pays the order in full: more than was booked by hand, it is not that money', async () => {
+    const s = await newSeller();
+    const order = await orderPaidBy(s, '30.00', 'Petra Part');
+    await setPaid(s, order, '5.50');
+
+    await importStatement(s, camt([{ day: dayOf(Date.now() - DAY), amount: '24.50', text: `Bestellung ${order} Rest`, ref: 'HD-5' }]));
+
+    const read = await readOrder(s, order);
+    expect(read.paid_amount).to.equal('30.00');
+    const [credit, ...rest] = await records(s);
+    expect(rest).to.deep.equal([]);
+    expect(outcome(credit)).to.deep.equal([order, 'order_id', null]);
+  });
+
   it("when the hand booking was yesterday, then a credit the bank booked yesterday is held and one booked today (the next instalment) pays; a hand booking yesterday after 10:00 UTC holds today's too (today on a clock ahead of UTC)", async () => {
     const s = await newSeller();
     const morning = await orderPaidBy(s, '30.00', 'Petra Part');

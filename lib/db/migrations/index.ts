@@ -75,6 +75,7 @@ const migrations: string[] = [
   '20261129_1904_order_paid_by_hand',
   '20261129_2151_order_line_taken_itself_backfill',
   '20261129_2161_portal_listing_fulfilment_read_at',
+  '20261129_2171_order_paid_by_hand_amount',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
