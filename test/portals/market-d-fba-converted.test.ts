@@ -16,6 +16,7 @@ import { db } from '../../lib/db';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { queues } from '../../lib/queue';
 import { startWorker } from '../../lib/queue/worker';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, uploadToEnd, waitFor } from '../fleet/support';
 import { call, Seller } from '../support/api';
 import { amazonItem } from './market-d-support';
@@ -83,6 +84,11 @@ describe('market_d at Amazon: a listing Kontor made that the seller converted to
     expect((await settled(seller, stockId, 5)).acked_quantity).to.equal(5);
     expect(await fulfilmentAt(portalAccountId, sku)).to.deep.equal(
       fba ? [{ fulfillment_channel_code: 'AMAZON_EU' }] : [{ fulfillment_channel_code: 'DEFAULT', quantity: 5 }],
+    );
+    // Amazon answers getListingsItem 404 until it has processed the put (the sandbox's listing_ms):
+    // an order of the SKU, which the tests place next, needs a listing Amazon made.
+    await waitFor(`Amazon processed the listing of ${sku}`, async () =>
+      (amazonOf(sandbox.state).listingRecords.get(`${portalAccountId}|${sku}`)?.processedAt ?? Infinity) <= Date.now() ? true : undefined,
     );
     return { seller, portalAccountId, stockId };
   }
