@@ -89,7 +89,9 @@ async function typeOnFreshStart(run: Run): Promise<string | undefined> {
   const database = `kontor_readme_${randomBytes(4).toString('hex')}`;
   const [port, sandboxPort] = [await freePort(), await freePort()];
   const env = newcomerEnv(database, port, sandboxPort);
-  const local = (text: string) => text.replace(/127\.0\.0\.1:3000/g, `127.0.0.1:${port}`).replace(/127\.0\.0\.1:3900/g, `127.0.0.1:${sandboxPort}`);
+  // One pass, whole port numbers only: replaced one after the other, a port of this run starting
+  // with 3900 (39007) was taken for the sandbox's by the second replace (127.0.0.1:427097).
+  const local = (text: string) => text.replace(/127\.0\.0\.1:(3000|3900)(?!\d)/g, (_, readme: string) => `127.0.0.1:${readme === '3000' ? port : sandboxPort}`);
   return withDatabase(database, async () => {
     const service = new Service(env);
     const shell = new Shell(root, env);
