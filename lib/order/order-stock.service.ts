@@ -277,7 +277,8 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains:
  * finds no item), as any deleted item's put-back. Anything else (a line that took the item itself,
  * recorded [], even if the item was a set when deleted; a set line older than the record) has
  * nowhere to go and is dropped. Before, a deleted set's parts stayed short of what the line took
- * for good.
+ * for good. Each share is the part's own unit ([]): a part the seller has made a set since gets it
+ * back itself, not its new parts.
  */
 const partsPutBack = (move: Move, title: string): PlannedMove[] =>
-  (move.parts ?? []).map((part) => ({ stockRef: idRef(part.stock_id), difference: move.difference * part.quantity, title }));
+  (move.parts ?? []).map((part) => ({ stockRef: idRef(part.stock_id), difference: move.difference * part.quantity, title, parts: [] }));

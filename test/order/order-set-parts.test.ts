@@ -235,6 +235,18 @@ describe('order: a line of a set deleted since the sale', () => {
       ['order cancelled', 6, 4, 10],
     ]);
   });
+
+  it('when a part was made a set of its own since, then the part itself gets its share back and its new part gets nothing', async () => {
+    const partR = await createStock(seller, 'PART-R', 10);
+    let res = await call(`stock/${partA}/`, { token: seller.token, body: { stock: { set: { type: ['main'], sub: [{ id: String(partR), quantity: 1 }] } } } });
+    expect(res.status, res.text).to.equal(200);
+
+    res = await update({ status: { is_cancelled: true } });
+    expect(res.status, res.text).to.equal(200);
+    expect(await quantities()).to.deep.equal([10, 10]);
+    expect(await stockQuantity(seller, partR)).to.equal(10);
+    expect(await orderMoves(partR)).to.deep.equal([]);
+  });
 });
 
 /**
