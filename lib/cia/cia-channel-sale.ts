@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { queueCiaAdjust } from '../stock';
 import { ciaRepository, PushTarget } from './cia.repository';
 
 /**
@@ -28,9 +29,30 @@ export async function channelSold(trx: Knex.Transaction, accountId: number, targ
  * claims a give-back the channel may not have made (a Shopify cancellation without restock), and
  * eBay's revision planner takes it for what the listing shows: a stale read showing the wanted
  * quantity then skips the push (lib/portals "eBay quantities"). Unknown, the push always sends the
- * wanted quantity, at the cost of one call of an unchanged quantity. In the import's transaction;
- * the push is queued by the adjustment its stock change queues, or by the push sweep.
+ * wanted quantity, at the cost of one call of an unchanged quantity. In the import's transaction.
+ *
+ * The push comes from the items' adjustment. `moved`: the items whose stock the change moved (a
+ * live order cancelled or reduced), whose adjustment lib/stock queued with the movement. The
+ * others (an order cancelled or shipped in Kontor already: its lines hold no stock, or the goods
+ * left) moved nothing, so their adjustment is queued here, by lib/stock's rule for a quantity
+ * change (queueCiaAdjust, outbox, same transaction), for those CIA keeps at that portal account;
+ * before, their push waited for the sweep (60 s), or the reconcile when the state held an error.
+ * Their quantity did not change: the adjustment pushes the targets not acknowledged (this one,
+ * forgotten above), not the other channels, and their set mains are not adjusted.
  */
-export async function channelCancelled(trx: Knex.Transaction, accountId: number, target: PushTarget, stockIds: number[]): Promise<void> {
-  await ciaRepository.unknownAtChannel(trx, accountId, target, [...new Set(stockIds)]);
+export async function channelCancelled(
+  trx: Knex.Transaction,
+  accountId: number,
+  target: PushTarget,
+  stockIds: number[],
+  moved: ReadonlySet<number>,
+): Promise<void> {
+  const unknown = await ciaRepository.unknownAtChannel(trx, accountId, target, [...new Set(stockIds)]);
+  await queueCiaAdjust(
+    trx,
+    accountId,
+    unknown.filter((id) => !moved.has(id)),
+    'channel cancelled',
+    false,
+  );
 }

@@ -302,11 +302,12 @@ export const ciaRepository = {
    * it shows is no longer known, so the acknowledged quantity is forgotten (null: a push then sends
    * the wanted quantity as one whose effect is unknown, eBay's a decrease, never held) and the
    * wanted quantity is due again (its sequence moves, a hold is forgotten). The states are locked in
-   * id order, as every writer of states locks them. One statement.
+   * id order, as every writer of states locks them. One statement; answers the items that had a
+   * state there (the others CIA does not keep at that portal account: nothing to push).
    */
-  async unknownAtChannel(trx: Knex.Transaction, accountId: number, target: PushTarget, stockIds: number[]): Promise<void> {
-    if (stockIds.length === 0) return;
-    await trx
+  async unknownAtChannel(trx: Knex.Transaction, accountId: number, target: PushTarget, stockIds: number[]): Promise<number[]> {
+    if (stockIds.length === 0) return [];
+    const { rows } = (await trx
       .raw(
         `
       WITH locked AS MATERIALIZED (
@@ -314,10 +315,12 @@ export const ciaRepository = {
         ORDER BY id FOR UPDATE)
       UPDATE cia_portal_state s
       SET acked_quantity = NULL, desired_seq = s.desired_seq + 1, held_until = NULL, updated_at = now()
-      WHERE s.id IN (SELECT id FROM locked)`,
+      WHERE s.id IN (SELECT id FROM locked)
+      RETURNING s.stock_id`,
         [accountId, target.portal, target.portalAccountId, stockIds],
       )
-      .options(prepared);
+      .options(prepared)) as { rows: { stock_id: number }[] };
+    return rows.map((r) => r.stock_id);
   },
 
   /** A reconcile offers refused quantities to the portal once more. */

@@ -122,6 +122,9 @@ export function soldLines(input: OrderInput): { stockId: number; units: number }
   });
 }
 
+/** A known order's line as stored. */
+type StoredLine = OrderReadRow['lines'][number];
+
 /**
  * The items of a known order's lines whose units the channel took back in this change: every line
  * that took the seller's stock (linked to an item, as soldLines) when the channel cancelled the
@@ -130,17 +133,41 @@ export function soldLines(input: OrderInput): { stockId: number; units: number }
  * the change, as the units left the channel's offer when they were linked. An order cancelled at
  * import never flips to cancelled here (its channel state kept it cancelled): it took no stock.
  */
-function givenBackItems(lines: Pick<OrderReadRow['lines'][number], 'transaction_id' | 'stock_id' | 'quantity'>[], change: ChannelChange): number[] {
+function givenBackItems(lines: Pick<StoredLine, 'transaction_id' | 'stock_id' | 'quantity'>[], change: ChannelChange): number[] {
   const taken = lines.filter((l) => l.stock_id !== null && l.quantity > 0);
   if (change.is_cancelled === true) return taken.map((l) => l.stock_id!);
   const after = new Map((change.line_quantity ?? []).map((q) => [q.transaction_id, q.quantity]));
   return taken.filter((l) => l.transaction_id !== null && (after.get(l.transaction_id) ?? l.quantity) < l.quantity).map((l) => l.stock_id!);
 }
 
-/** The items whose units the channel took back (givenBackItems), read before the change moves the lines. */
-async function itemsGivenBack(trx: Knex.Transaction, internalId: string, change: ChannelChange): Promise<number[]> {
-  if (change.is_cancelled !== true && !change.line_quantity?.length) return [];
-  return givenBackItems(await orderRepository.lines(trx, internalId), change);
+/**
+ * The items whose units the channel took back (givenBackItems), and the lines as they held stock,
+ * read before the change moves the lines.
+ */
+async function itemsGivenBack(trx: Knex.Transaction, internalId: string, change: ChannelChange): Promise<{ items: number[]; lines: StoredLine[] }> {
+  if (change.is_cancelled !== true && !change.line_quantity?.length) return { items: [], lines: [] };
+  const lines = await orderRepository.lines(trx, internalId);
+  return { items: givenBackItems(lines, change), lines };
+}
+
+/** What the order's lines hold of each item (stock_taken), by item. */
+function heldByItem(lines: Pick<StoredLine, 'stock_id' | 'stock_taken'>[]): Map<number, number> {
+  const held = new Map<number, number>();
+  for (const l of lines) if (l.stock_id !== null) held.set(l.stock_id, (held.get(l.stock_id) ?? 0) + l.stock_taken);
+  return held;
+}
+
+/**
+ * Of the items given back, those whose stock the change moved: what the order's lines hold of them
+ * differs after it (lib/order: each line holds its stock_taken, and only differences move). The
+ * others moved nothing (an order cancelled or shipped in Kontor already), so no stock change queued
+ * their adjustment: lib/cia channelCancelled queues it.
+ */
+async function stockMoved(trx: Knex.Transaction, internalId: string, given: { items: number[]; lines: StoredLine[] }): Promise<Set<number>> {
+  if (given.items.length === 0) return new Set();
+  const before = heldByItem(given.lines);
+  const after = heldByItem(await orderRepository.lines(trx, internalId));
+  return new Set(given.items.filter((id) => (before.get(id) ?? 0) !== (after.get(id) ?? 0)));
 }
 
 export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
@@ -234,7 +261,8 @@ export async function importChannelOrder(account: ImportAccountRow, portal: stri
       const notes = await applyChannelChangeIn(trx, caller, known.order_id, change, sourceOf(account, portal, order));
       // After the order's writes, as channelSold after a create: the states are locked after the
       // order row and the stock items (lib/order/README.md, lock order).
-      await channelCancelled(trx, account.account_id, { portal, portalAccountId: account.id }, givenBack);
+      const moved = await stockMoved(trx, known.order_internal_id, givenBack);
+      await channelCancelled(trx, account.account_id, { portal, portalAccountId: account.id }, givenBack.items, moved);
       await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, seen, amountsKnown) });
       return notes.length ? 'updated' : 'unchanged';
     });

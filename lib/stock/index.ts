@@ -19,6 +19,7 @@ export { createDescription, deleteDescription, listDescriptions, readDescription
 export { allHistorySearch, itemHistorySearch, stockHistoryRepository } from './stock-history.repository';
 export { maxListItems, saveStockList } from './stock-list.service';
 export { stockPortalRepository } from './stock-portal.repository';
+export { queueCiaAdjust } from './stock-available.repository';
 export { adjustStockQuantities } from './stock-quantity';
 export type { StockChange } from './stock-quantity';
 export { matchAlignRefs, matchStockRefs, stockIdOf } from './stock-ref';

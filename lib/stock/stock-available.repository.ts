@@ -57,7 +57,8 @@ export async function affectedByQuantity(trx: Knex.Transaction, accountId: numbe
 
 /**
  * Queues cia.adjust for the items and, for a set member, for its set mains (issue 3 point 11), in
- * the caller's transaction. `links` false: none is a set sub.
+ * the caller's transaction. `links` false: no set main is adjusted with them (none is a set sub,
+ * or their quantity did not move: lib/cia channelCancelled).
  */
 export async function queueCiaAdjust(trx: Knex.Transaction, accountId: number, stockIds: number[], reason: string, links = true): Promise<void> {
   await queueCiaAdjusts(trx, accountId, [{ stockIds, reason, links }]);

@@ -6,6 +6,7 @@
  * Through the API, the workers and the sandbox channels.
  */
 import { expect } from 'chai';
+import { config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
@@ -147,10 +148,11 @@ describe('cia: no channel is left offering a stale quantity', function () {
   /**
    * A Shopify store offering an item CIA caps at 3 (10 in stock), `units` sold in the store and
    * imported: CIA set the store's 3 again. The store's inventorySetQuantities calls are counted from here.
+   * `cia`: the item's other portals.
    */
-  async function soldInTheStore(sku: string, units: number) {
+  async function soldInTheStore(sku: string, units: number, cia: Record<string, unknown> = {}) {
     const shopId = Number((await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' })).id);
-    const id = await createItem(seller, { name: 'Kettle', sku, price: '24.90', quantity: 10, cia: { webshop: { is_active: true, max_quantity: 3 } } });
+    const id = await createItem(seller, { name: 'Kettle', sku, price: '24.90', quantity: 10, cia: { ...cia, webshop: { is_active: true, max_quantity: 3 } } });
     const target = { portalAccountId: shopId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
     await new WebshopAdapter().list(target, { stockId: id, name: 'Kettle', sku, ean: null, price: '24.90', quantityAvailable: 3, group: {} }, 'list');
     const store = shopifyOf(sandbox.state);
@@ -187,6 +189,46 @@ describe('cia: no channel is left offering a stale quantity', function () {
     await waitFor('acknowledged', async () => (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3);
     const seen = (await triggered(id)).find((p) => p.portal === 'webshop')!;
     expect(seen).to.deep.include({ portal_account_id: shopId, quantity: 3, acknowledged: 3, push: false, held_until: null });
+  });
+
+  it('when the seller cancelled an imported order in Kontor and the store then cancels it and restocks its unit, then CIA sets the store back to 3 at once, and no other channel', async () => {
+    // No push sweep runs in this suite (startFleet starts the relay and the cia and portal_upload
+    // workers only); its interval is set to an hour as well: only an adjustment can push here.
+    const original = config();
+    setConfig({ ...original, ciaPushSweepMs: 3_600_000 });
+    try {
+      const sku = `KETTLE-KONTOR-${seller.id}`;
+      const { shopId, id, orderId, available, sets, setsBefore } = await soldInTheStore(sku, 1, { shop_g: { is_active: true } });
+      // shop_g (the JSON dialect) keeps the item under its stock id.
+      const shopG = () => shown(seller.portalAccountId, 'shop_g', String(id));
+      const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: orderId })) as { id: string };
+
+      // The seller cancels in Kontor: the unit comes back (10), the store keeps CIA's 3, shop_g gets 10.
+      const res = await call(`order/${row.id}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });
+      expect(res.status, res.text).to.equal(200);
+      expect(await stockQuantity(seller, id)).to.equal(10);
+      await waitFor('shop_g offering 10', async () => shopG() === 10 && (await ciaState(id, 'shop_g'))[0]?.acked_quantity === 10, 15000);
+      const shopGCalls = () => sandbox.state.requests.filter((r) => r.portal === 'shop_g' && r.portalAccount === String(seller.portalAccountId)).length;
+      const shopGBefore = shopGCalls();
+
+      // The store's admin cancels it too, restocking (Kontor's own cancellation job has no worker
+      // in this suite): the store offers 4 of an item CIA caps at 3.
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${orderId}/cancel`, { reason: 'CUSTOMER', restock: true });
+      expect(available()).to.equal(4);
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, `cia-store-cancel-kontor-${seller.id}`);
+      // Cancelled in Kontor already: no stock moves.
+      expect(await stockQuantity(seller, id)).to.equal(10);
+
+      await waitFor('the store offering 3 again', () => available() === 3, 5000);
+      expect(sets()).to.be.above(setsBefore);
+      await waitFor('acknowledged', async () => (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3, 5000);
+      // Only the cancelling channel's quantity was unknown: shop_g, which still offers 10, was not called.
+      expect(shopG()).to.equal(10);
+      expect(shopGCalls()).to.equal(shopGBefore);
+      expect((await ciaState(id, 'shop_g'))[0]).to.include({ desired_quantity: 10, acked_quantity: 10 });
+    } finally {
+      setConfig(original);
+    }
   });
 
   it('when the store takes a unit out of an imported order of an item CIA caps at 3 and restocks it, then CIA sets the store back to 3', async () => {
