@@ -4,7 +4,9 @@
  * payment (lib/bank). paid_amount sets the paid state: any non-zero amount is paid (fully or
  * partly), 0 unpaid again (paid_date cleared, the invoice number stays) unless the invoice is 0.00. The first time an order
  * becomes paid it takes the account's next invoice number and today's bill_date (UTC); invoice
- * numbers are never given twice.
+ * numbers are never given twice. A write that moves invoice_amount without writing paid_amount
+ * (lines, shipping fee) re-derives the state from the stored paid_amount by the same rule: a free
+ * order made paid at 0.00 whose invoice grows is unpaid again, and paid again back at 0.00.
  *
  * Paid in full (the event `paid_in_full`) is decided here too, beside "becomes paid", so every
  * writer of paid_amount or invoice_amount gets it without a rule of its own: the order is paid and
@@ -33,6 +35,8 @@ export interface PaidPlan {
   becamePaidInFull: boolean;
   /** It has no invoice number yet: giveInvoiceNumbers gives it one. */
   needsInvoiceNumber: boolean;
+  /** The paid state changed with invoice_amount alone (paid_amount not written): the write says so. */
+  followsInvoice: boolean;
 }
 
 const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_number: null, invoice_amount: '0.00' };
@@ -46,6 +50,17 @@ const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_numbe
  */
 function isPaidInFull(order: { is_paid: boolean; paid_amount: string | null; invoice_amount: string }): boolean {
   return order.is_paid && toCents(order.paid_amount ?? '0.00') >= toCents(order.invoice_amount);
+}
+
+/**
+ * The paid state paid_amount gives on an invoice (document 1, rules 1 and 2): any non-zero amount
+ * is paid (fully or partly); 0 is unpaid, but not where it is the whole invoice (paid_amount
+ * equal to invoice_amount is fully paid): a free order (a replacement, a giveaway) sent with
+ * paid_amount 0.00 stayed unpaid, while the same order made paid by is_paid or a prepaid payment
+ * method read paid at the same 0.00 of 0.00. null: never written, unpaid.
+ */
+function paidBy(paidAmount: string | null, invoiceAmount: string): boolean {
+  return paidAmount !== null && (toCents(paidAmount) !== 0n || toCents(invoiceAmount) === 0n);
 }
 
 /**
@@ -67,16 +82,22 @@ export function planPaid(before: PaidBefore | undefined, change: PaidChange | un
   const was = before ?? neverPaid;
   const columns: PaidPlan['columns'] = {};
   let isPaid = was.is_paid;
+  let followsInvoice = false;
   if (change && 'inFullOf' in change) {
     columns.paid_amount = change.inFullOf;
     isPaid = true;
   } else if (change) {
     columns.paid_amount = change.paidAmount;
-    // 0 is unpaid again, but not where it is the whole invoice (document 1, rule 2: paid_amount
-    // equal to invoice_amount is fully paid): a free order (a replacement, a giveaway) sent with
-    // paid_amount 0.00 stayed unpaid, while the same order made paid by is_paid or a prepaid
-    // payment method read paid at the same 0.00 of 0.00.
-    isPaid = change.paidAmount !== null && (toCents(change.paidAmount) !== 0n || toCents(invoiceAmount) === 0n);
+    isPaid = paidBy(change.paidAmount, invoiceAmount);
+  } else if (before && was.paid_amount !== null && toCents(invoiceAmount) !== toCents(was.invoice_amount)) {
+    // The state follows paid_amount against the invoice as it is now, not as it was when paid_amount
+    // was written: a free order made paid (0.00 of 0.00) whose lines or fee raised the invoice
+    // kept is_paid at paid_amount 0.00, and a seller shipped what nobody paid. Only 0.00 can move
+    // (paidBy); a prepaid method's 0.00 too, since it paid the invoice as it was when chosen (a
+    // prepaid 30.00 raised to 50.00 is partly paid the same way). A paid_amount never written
+    // (null) has nothing to follow.
+    isPaid = paidBy(was.paid_amount, invoiceAmount);
+    followsInvoice = isPaid !== was.is_paid;
   }
   if (!before || isPaid !== was.is_paid) {
     columns.is_paid = isPaid;
@@ -85,7 +106,7 @@ export function planPaid(before: PaidBefore | undefined, change: PaidChange | un
   const becamePaid = isPaid && !was.is_paid;
   const paidAmount = columns.paid_amount !== undefined ? columns.paid_amount : was.paid_amount;
   const becamePaidInFull = isPaidInFull({ is_paid: isPaid, paid_amount: paidAmount, invoice_amount: invoiceAmount }) && !isPaidInFull(was);
-  return { columns, isPaid, becamePaid, becamePaidInFull, needsInvoiceNumber: becamePaid && was.invoice_number === null };
+  return { columns, isPaid, becamePaid, becamePaidInFull, needsInvoiceNumber: becamePaid && was.invoice_number === null, followsInvoice };
 }
 
 /** The orders' invoice numbers and bill dates, as stored with them. */

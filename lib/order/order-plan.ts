@@ -288,6 +288,12 @@ export function planOrderUpdate(
     columns.paid_by_hand_amount = handAmount(current, toCents(input.paid_amount) - toCents(was));
     history.push(`paid_amount set to ${fromCents(toCents(input.paid_amount))} by hand (was ${fromCents(toCents(was))})`);
   }
+  if (paid.followsInvoice) {
+    // The seller did not touch paid_amount: the history and the answer say why the state moved.
+    const at = `invoice amount ${fromCents(toCents(current.invoice_amount))} -> ${invoice} at paid_amount ${fromCents(toCents(was))}`;
+    history.push(`${paid.isPaid ? 'paid' : 'unpaid'}: ${at}`);
+    if (!paid.isPaid) warnings.push(notPaid(prefix, at, current.currency_id));
+  }
   const back = toGiveBack(columns.paid_amount !== undefined ? columns.paid_amount : current.paid_amount, invoice, status.cancelled);
   if (back > 0n) warnings.push(overpaid(prefix, back, current.currency_id, status.cancelled, invoice));
   const holdChanges = status.cancelled !== current.is_cancelled;
@@ -321,6 +327,16 @@ function overpaid(prefix: string, back: bigint, currency: string, cancelled: boo
     code: 200,
     field,
     description: `${why}: ${fromCents(back)} ${currency} are to be given back to the buyer; set paid_amount to what the order keeps once refunded`,
+  };
+}
+
+/** The warning of a write whose new invoice amount left the order unpaid at paid_amount 0.00 (lib/order/README.md, paid_amount). */
+function notPaid(prefix: string, at: string, currency: string): Warning {
+  return {
+    warning: 'not_paid',
+    code: 200,
+    field: `${prefix}.paid_amount`,
+    description: `the order is no longer paid (${at} ${currency}): 0.00 pays only an invoice of 0.00; set paid_amount once the buyer has paid`,
   };
 }
 
