@@ -62,6 +62,11 @@ describe('fleet: CIA quantities (pure)', () => {
     ]);
   });
 
+  it('when an item holds more than market_f shows (document 2: quantity 1 to 9999), then the offer, and so the state, is 9999', () => {
+    const offers = computeOffers(input({ quantityAvailable: 20000, cia: { market_f: active() } }));
+    expect(offers.map((o) => [o.portal, o.quantity])).to.deep.equal([['market_f', 9999]]);
+  });
+
   it('when market_d names portal accounts, then the offer carries them', () => {
     expect(computeOffers(input({ cia: { market_d: active(null, [5, 6]) } }))[0]!.portalAccountIds).to.deep.equal([5, 6]);
   });
