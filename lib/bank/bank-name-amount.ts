@@ -11,7 +11,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { toCents } from '../order';
+import { earliestHandBookingHolding, toCents } from '../order';
 import { bankRepository, MatchOrder, MatchRecord, UnassignedRange } from './bank.repository';
 import { foldedWords, searchableWord } from './text-fold';
 
@@ -32,12 +32,34 @@ type Payer = Pick<MatchRecord, 'amount' | 'currency_id' | 'sender'>;
  * f8f6e9e: since the word '' reads every order owing an amount (a CJK payer's), a payer `./.`
  * paid an order of the billing name `-` that owed the amount, on the amount alone.
  */
-const keyOf = (amount: string, currency: string, name: string | null | undefined): string | null => {
+const nameKeyOf = (currency: string, name: string | null | undefined): string | null => {
   const key = name ? nameKey(name) : '';
-  return key ? `${toCents(amount)}|${currency}|${key}` : null;
+  return key ? `${currency}|${key}` : null;
+};
+const keyOf = (amount: string, currency: string, name: string | null | undefined): string | null => {
+  const key = nameKeyOf(currency, name);
+  return key ? `${toCents(amount)}|${key}` : null;
 };
 export const payerKey = (p: Payer): string | null => keyOf(p.amount, p.currency_id, p.sender);
 export const orderKey = (o: MatchOrder): string | null => keyOf(o.owing, o.currency_id, o.name);
+/**
+ * What a payer and an order the seller booked by hand must share, whatever the order owes: the
+ * currency and the name (the hand booking may be the payer's money, bank.match.ts).
+ */
+export const payerNameKey = (p: Payer): string | null => nameKeyOf(p.currency_id, p.sender);
+export const handBookedKey = (o: MatchOrder): string | null => (o.paid_by_hand_at === null ? null : nameKeyOf(o.currency_id, o.name));
+
+/** When the record was stored (none: by this very call) and when its bank booked it: what bookedByHand reads. */
+export const timesOf = (record: Pick<MatchRecord, 'created_at' | 'transfer_date'>) => ({
+  ...(record.created_at !== undefined ? { storedAt: new Date(record.created_at) } : {}),
+  bookedAt: new Date(record.transfer_date),
+});
+
+/** The earliest hand booking that may hold one of the records (lib/order earliestHandBookingHolding). */
+function handSinceOf(records: Pick<MatchRecord, 'created_at' | 'transfer_date'>[]): Date | null {
+  const since = records.flatMap((r) => earliestHandBookingHolding(timesOf(r)) ?? []);
+  return since.length ? new Date(Math.min(...since.map((d) => d.getTime()))) : null;
+}
 
 /**
  * The query's (amount, word) pairs, each once: the longest word of the name that PostgreSQL folds
@@ -60,37 +82,44 @@ function pairsOf(payers: Payer[]): { amount: string; word: string }[] {
 }
 
 export interface NameAmountCandidates {
-  /** Orders in scope that may be the payers of these records (the caller compares payerKey and orderKey). */
+  /**
+   * Orders in scope that may be the payers of these records (the caller compares payerKey and
+   * orderKey), and those the seller booked by hand whose hand booking may hold one of them
+   * (payerNameKey and handBookedKey; the caller asks bookedByHand).
+   */
   ordersFor(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<MatchOrder[]>;
 }
 
 /** One read per call: a single transfer (POST bank/transfer/). */
 export const candidatesPerCall: NameAmountCandidates = {
-  ordersFor: (trx, scope, records) => bankRepository.ordersOwing(trx, scope, pairsOf(records)),
+  ordersFor: (trx, scope, records) => bankRepository.ordersOwing(trx, scope, pairsOf(records), handSinceOf(records)),
 };
 
 /**
  * For a matching job over a range of records: the first call reads the candidates of every
- * payer of the range still unassigned under the scope's grant, keyed by payerKey; each call
- * reads its records' candidates by id.
+ * payer of the range still unassigned under the scope's grant, keyed by payerKey (and the
+ * hand-booked orders by payerNameKey); each call reads its records' candidates by id.
  */
 export function candidatesPerJob(range: UnassignedRange): NameAmountCandidates {
-  const known = new Map<string, Promise<Map<string, string[]>>>();
-  const idsByKey = async (trx: Knex.Transaction, scope: OrderScope) => {
-    const orders = await bankRepository.ordersOwing(trx, scope, pairsOf(await bankRepository.unassignedPayers(trx, scope, range)));
-    const byKey = new Map<string, string[]>();
+  type Keyed = { owing: Map<string, string[]>; handBooked: Map<string, string[]> };
+  const known = new Map<string, Promise<Keyed>>();
+  const idsByKey = async (trx: Knex.Transaction, scope: OrderScope): Promise<Keyed> => {
+    const payers = await bankRepository.unassignedPayers(trx, scope, range);
+    const orders = await bankRepository.ordersOwing(trx, scope, pairsOf(payers), handSinceOf(payers));
+    const keyed: Keyed = { owing: new Map(), handBooked: new Map() };
+    const add = (map: Map<string, string[]>, key: string | null, id: string) => key && map.set(key, [...(map.get(key) ?? []), id]);
     for (const o of orders) {
-      const key = orderKey(o);
-      if (key) byKey.set(key, [...(byKey.get(key) ?? []), o.id]);
+      add(keyed.owing, orderKey(o), o.id);
+      add(keyed.handBooked, handBookedKey(o), o.id);
     }
-    return byKey;
+    return keyed;
   };
   return {
     async ordersFor(trx, scope, records) {
       const grant = String(scope.portalAccountGrant ?? 'all');
       if (!known.has(grant)) known.set(grant, idsByKey(trx, scope));
-      const byKey = await known.get(grant)!;
-      const ids = new Set(records.flatMap((r) => byKey.get(payerKey(r) ?? '') ?? []));
+      const { owing, handBooked } = await known.get(grant)!;
+      const ids = new Set(records.flatMap((r) => [...(owing.get(payerKey(r) ?? '') ?? []), ...(handBooked.get(payerNameKey(r) ?? '') ?? [])]));
       return bankRepository.ordersWithIds(trx, scope, [...ids]);
     },
   };

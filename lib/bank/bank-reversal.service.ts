@@ -39,6 +39,7 @@ import type { Knex } from 'knex';
 import { grantOf, OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
+import { handBookedOrdersOf } from './bank.match';
 import { bankRepository, PendingReversalRow } from './bank.repository';
 import { accountOfKey, acrossFormatsOf, foldedText, formatOfKey, ibanOfKey, tiedAcrossFormats } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
@@ -132,6 +133,36 @@ const entryOf = (row: PendingReversalRow): StatementEntry =>
     ibanOfKey(row.key),
     '',
   );
+
+/**
+ * The orders whose hand booking may be the money of the transfer (paid no order, locked for its
+ * reversal): bank.match.ts handBookedOrdersOf, the orders the matching holds it as booked_by_hand
+ * for (or would, for a credit not matched yet: one of this file, or tied by a kept reversal).
+ */
+async function handBookedOn(trx: Knex.Transaction, scope: OrderScope, number: string): Promise<string[]> {
+  const [record] = await bankRepository.unassignedForUpdate(trx, { accountId: scope.accountId, from: Number(number), to: Number(number) }, 1);
+  return record ? (await handBookedOrdersOf(trx, scope, record)).map((o) => o.id) : [];
+}
+
+/**
+ * The seller's task when the bank reverses a credit whose money they may have booked by hand
+ * (decision, lib/bank/README.md "A payment booked by hand on the order"): Kontor booked it on no
+ * order, so nothing comes off one; the hand booking stays, since Kontor cannot know it was this
+ * transfer's money (cash, another transfer), and the seller lowers paid_amount. Before, the
+ * transfer was only marked reversed: the order read paid, and could be shipped unpaid.
+ */
+function handBookedTask(reversal: StatementEntry, transferId: string, orderIds: string[]): TaskInput {
+  const orders = orderIds.length === 1 ? `order ${orderIds[0]!}` : `orders ${orderIds.join(', ')}`;
+  return {
+    title: `Bank reversal of transfer ${transferId}: money booked by hand on ${orders}`,
+    text:
+      `The bank reversed the transfer ${transferId} (${describe(reversal)}). Kontor booked it on no order (booked_by_hand): ` +
+      `the money the seller set by hand as paid_amount on ${orders} may be it. Kontor did not change ${orderIds.length === 1 ? "that order's" : "those orders'"} paid_amount: ` +
+      `it cannot know whether the hand booking was this transfer. If it was, the money is gone: lower paid_amount by ${reversal.amount} ${reversal.currency}, and do not ship the goods unpaid.`,
+    priority: 'high',
+    reference: { section: 'order', id: orderIds[0]! },
+  };
+}
 
 /**
  * Applies the file's reversals, and the reversals kept from earlier imports that a credit of
@@ -277,6 +308,9 @@ export async function applyReversalsIn(
           reference: { section: 'order', id: outcome.orderId },
         });
       }
+    } else {
+      const handBooked = await handBookedOn(trx, scope, number);
+      if (handBooked.length) await task(reversal, handBookedTask(reversal, original.id, handBooked));
     }
     await bankRepository.markReversed(trx, accountId, number, key, reversal.transferDate);
     tied.push(key);

@@ -22,12 +22,14 @@
  * `currency_mismatch`, `order_cancelled`, `amount_mismatch`). A strong reference that decides
  * against paying is final (the payer meant that order); when only bare numbers or nothing at all
  * was named, name_amount is tried before the record stays unassigned (`no_match` when nothing was
- * named). Within a batch, what earlier records paid is taken off what an order owes.
+ * named). Within a batch, what earlier records paid is taken off what an order owes. Money the
+ * seller may have booked by hand on an order (bookedByHand) pays that order by no rule, nor, by
+ * name and amount, another order of the payer (byNameAndAmount).
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { bookedByHand, PaymentMisfit, payOrdersIn, toCents } from '../order';
-import { candidatesPerCall, NameAmountCandidates, orderKey, payerKey } from './bank-name-amount';
+import { candidatesPerCall, handBookedKey, NameAmountCandidates, orderKey, payerKey, payerNameKey, timesOf } from './bank-name-amount';
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
 
@@ -105,12 +107,6 @@ function centsOf(record: MatchRecord): bigint {
  */
 const byHand = (record: MatchRecord, o: MatchOrder): boolean => bookedByHand(o, { ...timesOf(record), amount: record.amount });
 
-/** When the record was stored (none: by this very call) and when its bank booked it. */
-const timesOf = (record: MatchRecord) => ({
-  ...(record.created_at !== undefined ? { storedAt: new Date(record.created_at) } : {}),
-  bookedAt: new Date(record.transfer_date),
-});
-
 /** Why the record cannot pay the order (null: it fits). `exact`: a bare number pays only the amount owed. */
 function misfit(record: MatchRecord, o: MatchOrder, owing: Owing, exact: boolean): UnassignedReason | null {
   if (o.is_cancelled) return 'order_cancelled';
@@ -150,12 +146,7 @@ export async function decide(
   nameAmount: NameAmountCandidates = candidatesPerCall,
 ): Promise<Decision[]> {
   const refs = records.map(refsOf);
-  const all = <K extends keyof PayerReferences>(key: K) => [...new Set(refs.flatMap((r) => r[key]))];
-  const named = await bankRepository.referencedOrders(trx, scope, {
-    ids: all('orderIds'),
-    numbers: [...new Set([...all('orderNumbers'), ...all('bareNumbers'), ...all('invoiceNumbers')])],
-    providerIds: refs.flatMap((r) => (r.providerId ? [r.providerId] : [])),
-  });
+  const named = await referencedBy(trx, scope, refs);
   const index = indexBy(named, (o) => [
     `id ${o.id}`,
     `n ${o.number}`,
@@ -194,23 +185,67 @@ export async function decide(
   return decisions;
 }
 
-/** name_amount for the records references did not decide, among their candidates. */
-function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[], owing: Owing, candidates: MatchOrder[]): void {
-  const index = indexBy(candidates, (o) => {
-    const key = orderKey(o);
-    return key ? [key] : [];
+/** The orders in scope the records' references name, open or not: one query for the batch. */
+function referencedBy(trx: Knex.Transaction, scope: OrderScope, refs: Refs[]): Promise<MatchOrder[]> {
+  const all = <K extends keyof PayerReferences>(key: K) => [...new Set(refs.flatMap((r) => r[key]))];
+  return bankRepository.referencedOrders(trx, scope, {
+    ids: all('orderIds'),
+    numbers: [...new Set([...all('orderNumbers'), ...all('bareNumbers'), ...all('invoiceNumbers')])],
+    providerIds: refs.flatMap((r) => (r.providerId ? [r.providerId] : [])),
   });
+}
+
+/** Orders of the record's payer (name and currency) the seller booked by hand whose hand booking may be the record's money. */
+const payersHandBooked = (record: MatchRecord, byName: Map<string, MatchOrder[]>): MatchOrder[] =>
+  (byName.get(payerNameKey(record) ?? '') ?? []).filter((o) => byHand(record, o));
+
+/**
+ * name_amount for the records references did not decide, among their candidates. Money the
+ * seller may have booked by hand (bookedByHand) on an order the payer named by a bare number
+ * (the weak verdict `booked_by_hand`) or on any order of the payer's name, whatever it owes now,
+ * pays no other order: it stays unassigned as booked_by_hand. Before, only the orders owing the
+ * amount were asked, and an order booked by hand in full owes nothing: of two orders of 20.00 of
+ * Petra Part, her 20.00 booked by hand on one paid the other too (found by a reviewer).
+ */
+function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[], owing: Owing, candidates: MatchOrder[]): void {
+  const index = indexBy(candidates, keyed(orderKey));
+  const handBooked = indexBy(candidates, keyed(handBookedKey));
   for (const { decision, reason } of open) {
     const { record } = decision;
+    if (reason === 'booked_by_hand' || payersHandBooked(record, handBooked).length) {
+      decision.reason = 'booked_by_hand';
+      continue;
+    }
     const hit = index.get(payerKey(record) ?? '') ?? [];
     // Exactly the amount still owed (an earlier record of the batch may have paid it already).
     const fitting = hit.filter((o) => misfit(record, o, owing, true) === null);
     if (fitting.length === 1) {
       Object.assign(decision, { orderId: fitting[0]!.id, rule: 'name_amount' });
       owing.pay(fitting[0]!, centsOf(record));
-    } else decision.reason = fitting.length > 1 ? 'ambiguous' : hit.some((o) => byHand(record, o)) ? 'booked_by_hand' : reason;
+    } else decision.reason = fitting.length > 1 ? 'ambiguous' : reason;
   }
 }
+
+/**
+ * The orders in scope whose hand booking may be the record's money (bookedByHand): those its
+ * references name, in its currency, and its payer's by name whatever they owe. What the
+ * matching holds a record as booked_by_hand for, read again when the bank reverses it
+ * (bank-reversal.service.ts tells the seller which order's paid_amount to lower).
+ */
+export async function handBookedOrdersOf(trx: Knex.Transaction, scope: OrderScope, record: MatchRecord): Promise<MatchOrder[]> {
+  const named = (await referencedBy(trx, scope, [refsOf(record)])).filter((o) => o.currency_id === record.currency_id && byHand(record, o));
+  const byName = indexBy(await candidatesPerCall.ordersFor(trx, scope, [record]), keyed(handBookedKey));
+  const orders = new Map([...named, ...payersHandBooked(record, byName)].map((o) => [o.id, o]));
+  return [...orders.values()];
+}
+
+/** An order's one key (none: null) as indexBy takes it. */
+const keyed =
+  (key: (o: MatchOrder) => string | null) =>
+  (o: MatchOrder): string[] => {
+    const k = key(o);
+    return k ? [k] : [];
+  };
 
 function indexBy<T>(items: T[], keys: (item: T) => string[]): Map<string, T[]> {
   const map = new Map<string, T[]>();

@@ -521,40 +521,57 @@ export const bankRepository = {
 
   /**
    * The open orders in scope (not cancelled) that owe one of the amounts given (invoice_amount -
-   * paid_amount) and whose billing name holds that amount's word. The orders owing one of the
-   * amounts are read once, each name folded once (foldedName, as nameKey folds the words it
-   * searches; the word '' finds every name), then joined with the (amount, word) pairs: folding per
-   * joined row cost a best-selling amount's orders once per payer of that amount. The caller
-   * compares whole names.
+   * paid_amount) and whose billing name holds that amount's word; with `handSince`, also the
+   * orders the seller booked by hand at or after it (paid_by_hand_at), whatever they owe,
+   * cancelled or not, whose billing name holds one of the words: a payer's money booked by hand on
+   * one order pays no other (bank.match.ts; `handSince` from earliestHandBookingHolding, the
+   * earliest hand booking that may hold one of the records). The orders are read once, each
+   * name folded once (foldedName, as nameKey folds the words it searches; the word '' finds
+   * every name), then joined with the (amount, word) pairs: folding per joined row cost a
+   * best-selling amount's orders once per payer of that amount. The caller compares whole names.
    */
-  async ordersOwing(trx: Knex.Transaction, scope: OrderScope, pairs: { amount: string; word: string }[]): Promise<MatchOrder[]> {
+  async ordersOwing(trx: Knex.Transaction, scope: OrderScope, pairs: { amount: string; word: string }[], handSince: Date | null = null): Promise<MatchOrder[]> {
     if (!pairs.length) return [];
     const payers = trx.raw('SELECT * FROM unnest(?::numeric[], ?::text[]) AS p(amount, word)', [pairs.map((p) => p.amount), pairs.map((p) => p.word)]);
     // A semi-join (hashed) with the payers' amounts: = ANY of an array compares each order with every amount in turn.
     const owingOne = orderScopeRepository
       .toMatch(trx, scope)
       .select(trx.raw('invoice_amount - COALESCE(paid_amount, 0) AS owed'))
-      .where({ is_cancelled: false })
-      .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) IN (SELECT amount FROM payer)');
+      .andWhere((w) => {
+        w.where({ is_cancelled: false }).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) IN (SELECT amount FROM payer)');
+        if (handSince) w.orWhere('paid_by_hand_at', '>=', handSince);
+      });
     const folded = trx.select('*', trx.raw(`${foldedName} AS folded`)).from(owingOne.as('m'));
-    return (await trx
+    const columns = [
+      'o.id',
+      'o.number',
+      'o.invoice_number',
+      'o.payment_provider_transaction_id',
+      'o.currency_id',
+      'o.is_cancelled',
+      'o.owing',
+      'o.name',
+      'o.paid_by_hand_at',
+      'o.paid_by_hand_amount',
+    ];
+    const q = trx
       .with('payer', payers)
       .withMaterialized('o', folded)
-      .distinct(
-        'o.id',
-        'o.number',
-        'o.invoice_number',
-        'o.payment_provider_transaction_id',
-        'o.currency_id',
-        'o.is_cancelled',
-        'o.owing',
-        'o.name',
-        'o.paid_by_hand_at',
-        'o.paid_by_hand_amount',
-      )
+      .distinct(columns)
       .from('o')
-      .join('payer', (j) => j.on('payer.amount', '=', 'o.owed'))
-      .whereRaw('strpos(o.folded, payer.word) > 0')) as MatchOrder[];
+      .join('payer', 'payer.amount', 'o.owed')
+      .whereRaw('strpos(o.folded, payer.word) > 0');
+    // A hand-booked order by any payer's word (the caller compares the whole name and asks
+    // bookedByHand), in a join of its own: an OR in the amounts' join makes it a nested loop.
+    if (handSince)
+      q.union((u) => {
+        void u
+          .select(columns)
+          .from('o')
+          .join('payer', (j) => j.on(trx.raw('strpos(o.folded, payer.word) > 0')))
+          .where('o.paid_by_hand_at', '>=', handSince);
+      });
+    return (await q) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
@@ -578,9 +595,17 @@ export const bankRepository = {
     return q.orderByRaw('bank.number').limit(limit).forUpdate();
   },
 
-  /** The payers of the range's records still without an order, stored under the scope's grant (name_amount's candidates for a whole job). */
-  async unassignedPayers(trx: Knex.Transaction, scope: OrderScope, range: UnassignedRange): Promise<Pick<MatchRecord, 'amount' | 'currency_id' | 'sender'>[]> {
-    const q = unassigned(trx, range).select(trx.raw('amount::text AS amount'), 'currency_id', 'sender').whereNotNull('sender');
+  /**
+   * The payers of the range's records still without an order, stored under the scope's grant
+   * (name_amount's candidates for a whole job), with when each was stored and booked (the hand
+   * bookings that may hold it).
+   */
+  async unassignedPayers(
+    trx: Knex.Transaction,
+    scope: OrderScope,
+    range: UnassignedRange,
+  ): Promise<Pick<MatchRecord, 'amount' | 'currency_id' | 'sender' | 'created_at' | 'transfer_date'>[]> {
+    const q = unassigned(trx, range).select(trx.raw('amount::text AS amount'), 'currency_id', 'sender', 'created_at', 'transfer_date').whereNotNull('sender');
     return scope.portalAccountGrant === 'all' ? q.whereNull('portal_account_grant') : q.where('portal_account_grant', scope.portalAccountGrant);
   },
 

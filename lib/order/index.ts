@@ -11,7 +11,7 @@ export type { ChannelChange, ChannelDetails } from './order-channel.service';
 export { invoiceNumberIn, setBillUrlIn } from './order-invoice.service';
 export { maxOrderListItems, writeOrderList } from './order-list.service';
 export { checkAmount, fromCents, toCents } from './order-money';
-export { bookedByHand } from './order-paid-by-hand';
+export { bookedByHand, earliestHandBookingHolding } from './order-paid-by-hand';
 export { payOrdersIn, takeBackPaymentsIn } from './order-payment.service';
 export { provideOrderPaymentRecordsQuery } from './order-payment-records';
 export type { OrderPaymentRecords, ReleasedPayment } from './order-payment-records';

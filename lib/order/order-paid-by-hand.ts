@@ -56,3 +56,18 @@ export function bookedByHand(hand: HandBooking, record: PayerRecordTimes & { amo
   const lastHandDay = Math.floor((handAt + AHEAD) / DAY);
   return Math.floor(new Date(record.bookedAt).getTime() / DAY) <= lastHandDay;
 }
+
+/**
+ * The earliest hand booking (paid_by_hand_at) by which bookedByHand may hold the record: one
+ * made after it was stored, or whose last day (on a clock up to UTC+14) is not before its bank's
+ * day; null when neither time is known (no hand booking holds it). A reader narrows the orders it
+ * asks bookedByHand about by it (lib/bank reads a payer's hand-booked orders whatever they owe),
+ * so it stands beside the rule and changes with it; bookedByHand still decides.
+ */
+export function earliestHandBookingHolding(record: PayerRecordTimes): Date | null {
+  const instants: number[] = [];
+  if (record.storedAt !== undefined) instants.push(new Date(record.storedAt).getTime());
+  // floor(booked / DAY) <= floor((hand + AHEAD) / DAY) holds exactly when hand >= the booked day's start - AHEAD.
+  if (record.bookedAt !== undefined) instants.push(Math.floor(new Date(record.bookedAt).getTime() / DAY) * DAY - AHEAD);
+  return instants.length ? new Date(Math.min(...instants)) : null;
+}
