@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { closeMailer, sendMail } from '../../lib/mail/mailer';
@@ -38,6 +39,24 @@ describe('the mail catcher offered under npm start', () => {
       closeMailer();
       setConfig(original);
       await catcher.stop();
+    }
+  });
+
+  it('when the port is taken already (the other worker, or another npm start on this machine), then it says where the mails go instead of staying silent', async () => {
+    const port = await freePort();
+    const other = net.createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => other.listen(port, '127.0.0.1', resolve));
+    const catcher = runNode(['--require', 'tsx/cjs', '-e', "require('./lib/mail/dev-mail-catcher').offerDevMailCatcher()"], {
+      NODE_ENV: 'development',
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await catcher.waitFor(new RegExp(`127\\.0\\.0\\.1:${port} is taken already: mails go to whatever listens there`));
+      expect(catcher.output()).not.to.contain('development mail catcher on');
+    } finally {
+      await catcher.stop();
+      other.close();
     }
   });
 });
