@@ -19,8 +19,11 @@
  * - paginationToken: "Token handling with 24-hour expiration" (Orders API migration guide), sent
  *   with the same other parameters as the request that generated it (but maxResultsPerPage and
  *   includedData: Pagination's description), else 400 InvalidInput. A token is a position in the
- *   list as it is when the next page is asked, oldest update first: an order that changes between
- *   pages moves to the end (the contract names neither the order nor a snapshot; the harder reading).
+ *   list as it is when the next page is asked (the contract names no snapshot), the list oldest
+ *   created first (`searchOrdersBy`; the contract names no order, so a client may assume none): an
+ *   order that changes between pages keeps its place, and an older order that newly matches the
+ *   query (updated since) comes in at its place, so the next page brings an order again. A test may
+ *   list by lastUpdatedTime instead, oldest first, where such a change moves an order to the end.
  * - Amazon.com (US): the items' sales tax is added on top of ITEM, in the item's proceedsTotal and
  *   the order's grandTotal, as a TAX breakdown with its ITEM detailed breakdown (the contract's US
  *   examples: proceedsTotal 100.00 = ITEM 99.98 + TAX 0.02); Amazon withholds and remits it, so
@@ -138,6 +141,8 @@ export interface SandboxOrder {
 export interface AmazonOrderStore {
   orders: Map<string, SandboxOrder>;
   pageSize: number;
+  /** The order searchOrders lists its results in, oldest first (the contract names none): createdTime unless a test asks for lastUpdatedTime. */
+  searchOrdersBy: 'createdTime' | 'lastUpdatedTime';
   /** How long a sold order stays PENDING before it turns UNSHIPPED (0: it is UNSHIPPED when first read). */
   pendingMs: number;
   /** The sandbox's today (YYYY-MM-DD), for the removal of deprecated operations; null: the real date. */
@@ -473,7 +478,7 @@ export function orders2026(store: AmazonOrderStore): express.Router {
         const at = Date.parse(filter.after.created ? o.createdTime : o.lastUpdatedTime);
         return at >= Date.parse((filter.after.created ?? filter.after.updated)!) && (!filter.before || at <= Date.parse(filter.before));
       })
-      .sort((a, b) => a.lastUpdatedTime.localeCompare(b.lastUpdatedTime) || a.orderId.localeCompare(b.orderId));
+      .sort((a, b) => a[store.searchOrdersBy].localeCompare(b[store.searchOrdersBy]) || a.orderId.localeCompare(b.orderId));
     const { page, next } = paged(found, token, Math.min(size, store.pageSize), scope);
     res.json({
       orders: page.map((o) => order2026(o, included)),

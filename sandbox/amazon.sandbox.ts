@@ -93,6 +93,8 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   feedMs = 300;
   /** Orders and order items per page. */
   pageSize = 100;
+  /** The order of searchOrders' results (amazon-orders.sandbox.ts): oldest created first unless a test asks for lastUpdatedTime. */
+  searchOrdersBy: AmazonOrderStore['searchOrdersBy'] = 'createdTime';
   /** How long Amazon processes an accepted listing submission, in ms (amazon-listings.sandbox.ts). */
   listingMs = 300;
   /** A put's data applied when it is processed, after what came meanwhile (config late_listings; amazon-listings.sandbox.ts applyWhenProcessed). */
@@ -130,6 +132,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
     this.partialFeeds = [];
     this.feedMs = 300;
     this.pageSize = 100;
+    this.searchOrdersBy = 'createdTime';
     this.listingMs = 300;
     this.lateListings = false;
     this.listingRecords.clear();
@@ -800,6 +803,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
       feed_ms?: number;
       rate_limit?: number | null;
       page_size?: number;
+      search_orders_by?: string;
       pending_ms?: number;
       today?: string | null;
       orders_rate_limit?: number | null;
@@ -814,10 +818,12 @@ function controls(app: express.Express, amazon: AmazonState): void {
     if (body.orders_rate_limit !== undefined) amazon.ordersRateLimit = body.orders_rate_limit === null ? null : Math.max(0.001, Number(body.orders_rate_limit));
     if (body.rate_limit !== undefined) amazon.rateLimit = body.rate_limit === null ? null : Math.max(0.001, Number(body.rate_limit));
     if (body.page_size !== undefined) amazon.pageSize = Math.max(1, Number(body.page_size));
+    if (body.search_orders_by !== undefined) amazon.searchOrdersBy = body.search_orders_by === 'lastUpdatedTime' ? 'lastUpdatedTime' : 'createdTime';
     res.json({
       feed_ms: amazon.feedMs,
       rate_limit: amazon.rateLimit,
       page_size: amazon.pageSize,
+      search_orders_by: amazon.searchOrdersBy,
       pending_ms: amazon.pendingMs,
       today: amazon.today,
       orders_rate_limit: amazon.ordersRateLimit,

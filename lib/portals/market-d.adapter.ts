@@ -273,8 +273,8 @@ export class MarketDAdapter implements PortalAdapter {
 
   /**
    * searchOrders (Orders API v2026-01-01) by lastUpdatedAfter in the account's marketplaces, paged
-   * by time where a page allows, else by its pagination token (searchOrdersPage: an order changed
-   * between pages never pushes another out of the fetch); the items, buyer, recipient, proceeds, promotions,
+   * by its pagination token (searchOrdersPage: the contract names no order of the results, so none
+   * is read from a page); the items, buyer, recipient, proceeds, promotions,
    * fulfilment and packages come with each order (includedData), so no call per order is made.
    */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {

@@ -127,6 +127,42 @@ describe('order import of market_d: Amazon orders through the Orders API v2026-0
     expect(log.filter((r) => r.path === '/orders/2026-01-01/orders').map((r) => r.status)).to.deep.equal([200, 200, 200]);
   });
 
+  it('when Amazon lists searchOrders by creation time and its first page happens to be ascending in update time, then every order of the fetch is imported: the Unshipped order after that page takes its stock too', async () => {
+    const seller = await newSeller();
+    const cup = await createStock(seller, 'AZ-PAGE', 10);
+    const portalAccountId = await amazonAccount(seller);
+    // The reviewer's case: A 10:00 updated 10:30, B 10:01 -> 10:31, C 10:02 -> 10:05, two a page (the sandbox lists by createdTime).
+    const base = Date.now() - 60 * 60_000;
+    const sold: string[] = [];
+    for (const [created, updated] of [
+      [0, 30],
+      [1, 31],
+      [2, 5],
+    ] as const) {
+      const { order_id } = await place(portalAccountId, { status: 'UNSHIPPED', lines: [{ sku: 'AZ-PAGE', quantity: 1, price: '5.00' }] });
+      const o = amazonOf(sandbox.state).orders.get(order_id)!;
+      o.createdTime = new Date(base + created * 60_000).toISOString();
+      o.lastUpdatedTime = new Date(base + updated * 60_000).toISOString();
+      sold.push(order_id);
+    }
+    amazonOf(sandbox.state).pageSize = 2;
+    let job: Awaited<ReturnType<typeof importNow>>;
+    try {
+      job = await importNow(seller, portalAccountId);
+    } finally {
+      amazonOf(sandbox.state).pageSize = 100;
+    }
+    expect(job.state, job.error).to.equal('completed');
+    expect(counts(job)).to.include({ created: 3 });
+    for (const id of sold) expect((await orderOf(seller, id)).status).to.deep.include({ is_paid: true, is_shipped: false });
+    expect(await stockQuantity(seller, cup)).to.equal(7);
+    // The second page is the first query's, by its token.
+    const searches = (await requests(portalAccountId)).filter((r) => r.path === '/orders/2026-01-01/orders');
+    expect(searches).to.have.length(2);
+    expect(searches[1]!.query!.paginationToken).to.be.a('string');
+    expect(searches[1]!.query!.lastUpdatedAfter).to.equal(searches[0]!.query!.lastUpdatedAfter);
+  });
+
   it('when an invoiced order changes its address at Amazon, then Kontor keeps its data and notes the change in the history', async () => {
     const seller = await newSeller();
     await createStock(seller, 'AZ-CUP', 3);

@@ -36,7 +36,7 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     (await post('/_sandbox/amazon/orders', { portal_account: account, ...order })).body as { order_id: string; order_item_ids: string[] };
   const status = (orderId: string, s: string) => post(`/_sandbox/amazon/orders/${orderId}/status`, { status: s });
 
-  it('fetchOrders: searchOrders by lastUpdatedAfter in the account marketplaces with includedData, paged by time (its pagination token where a page ends on the query start); items come with the order, no call per order', async () => {
+  it('fetchOrders: searchOrders by lastUpdatedAfter in the account marketplaces with includedData, paged by its pagination token; items come with the order, no call per order', async () => {
     const since = new Date(Date.now() - 1000);
     const a = await place({
       lines: [{ sku: 'O-1', quantity: 2, price: '7.50' }],
@@ -54,23 +54,20 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
       const first = await adapter.fetchOrders(target, since, null);
       expect(first.orders.map((o) => o.external_order_id)).to.deep.equal([a.order_id]);
       expect(first.next).to.be.a('string');
-      // From a's time: a again (at or after), then the token of that query, as a's time is its start.
       const second = await adapter.fetchOrders(target, since, first.next);
-      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([a.order_id]);
-      const third = await adapter.fetchOrders(target, since, second.next);
-      expect(third.orders.map((o) => o.external_order_id)).to.deep.equal([b.order_id]);
-      expect(third.next).to.equal(null);
-      expect(third.orders[0]!.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([b.order_id]);
+      expect(second.next).to.equal(null);
+      expect(second.orders[0]!.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
         ['O-2', 1, '3.00'],
         ['O-3', 3, '2.00'],
       ]);
-      expect(third.orders[0]!.shipping.fee).to.equal('4.90');
-      expect(third.orders[0]!.paid_amount).to.equal('13.90');
+      expect(second.orders[0]!.shipping.fee).to.equal('4.90');
+      expect(second.orders[0]!.paid_amount).to.equal('13.90');
     } finally {
       amazonOf(sandbox.state).pageSize = 100;
     }
     const searches = calls('/orders/2026-01-01/orders');
-    expect(searches.map((r) => r.status)).to.deep.equal([200, 200, 200]);
+    expect(searches.map((r) => r.status)).to.deep.equal([200, 200]);
     const asked = {
       lastUpdatedAfter: since.toISOString(),
       marketplaceIds: DE,
@@ -78,12 +75,10 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
       maxResultsPerPage: '100',
     };
     expect(searches[0]!.query).to.deep.equal(asked);
-    const aTime = amazonOf(sandbox.state).orders.get(a.order_id)!.lastUpdatedTime;
-    expect(searches[1]!.query).to.deep.equal({ ...asked, lastUpdatedAfter: aTime });
     // The token goes with the parameters of the query that made it.
-    const { paginationToken, ...rest } = searches[2]!.query!;
+    const { paginationToken, ...rest } = searches[1]!.query!;
     expect(paginationToken).to.be.a('string');
-    expect(rest).to.deep.equal({ ...asked, lastUpdatedAfter: aTime });
+    expect(rest).to.deep.equal(asked);
     // Nothing of the deprecated v0, and no call per order.
     expect(calls(/^\/orders\/v0\//)).to.deep.equal([]);
     expect(calls(/^\/orders\/2026-01-01\/orders\/.+/)).to.deep.equal([]);
@@ -215,36 +210,97 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     }
   });
 
-  it('an order that changes between two pages (it moves to the end of the list) pushes no other order out of the fetch: every order is read', async () => {
+  /** Every page of a fetch from `since`, by fetchOrders' cursors, as [order id, shipped]. */
+  const walk = async (since: Date, between?: () => Promise<void>) => {
+    const seen: { id: string; shipped: boolean }[] = [];
+    let next: string | null = null;
+    do {
+      const page = await adapter.fetchOrders(target, since, next);
+      seen.push(...page.orders.map((o) => ({ id: o.external_order_id, shipped: o.status.is_shipped })));
+      next = page.next;
+      if (between && next !== null) await between();
+      expect(seen.length, 'the walk ends').to.be.below(20);
+    } while (next !== null);
+    return seen;
+  };
+  /** An order of the account with the times a test gives it (minutes after `base`). */
+  const timed = async (sku: string, base: number, created: number, updated: number) => {
+    const { order_id } = await place({ status: 'UNSHIPPED', lines: [{ sku, quantity: 1, price: '5.00' }] });
+    const o = amazonOf(sandbox.state).orders.get(order_id)!;
+    o.createdTime = new Date(base + created * 60_000).toISOString();
+    o.lastUpdatedTime = new Date(base + updated * 60_000).toISOString();
+    return order_id;
+  };
+
+  for (const by of ['createdTime', 'lastUpdatedTime'] as const) {
+    it(`every order of a fetch is read by the pagination token, whatever order Amazon lists them in (the contract names none): listed by ${by}, a page that happens to be ascending in lastUpdatedTime is no bound of the rest`, async () => {
+      const base = Date.now() - 60 * 60_000;
+      // The reviewer's case: A 10:00 updated 10:30, B 10:01 -> 10:31, C 10:02 -> 10:05, two a page.
+      const a = await timed('R-A', base, 0, 30);
+      const b = await timed('R-B', base, 1, 31);
+      const c = await timed('R-C', base, 2, 5);
+      amazonOf(sandbox.state).pageSize = 2;
+      amazonOf(sandbox.state).searchOrdersBy = by;
+      let seen: { id: string }[];
+      try {
+        seen = await walk(new Date(base));
+      } finally {
+        amazonOf(sandbox.state).pageSize = 100;
+        amazonOf(sandbox.state).searchOrdersBy = 'createdTime';
+      }
+      expect(seen.map((o) => o.id)).to.deep.equal(by === 'createdTime' ? [a, b, c] : [c, a, b]);
+      // One query: every later page by its token, with the first query's lastUpdatedAfter.
+      const searches = calls('/orders/2026-01-01/orders');
+      expect(searches.map((r) => [r.query!.lastUpdatedAfter, typeof r.query!.paginationToken])).to.deep.equal([
+        [new Date(base).toISOString(), 'undefined'],
+        [new Date(base).toISOString(), 'string'],
+      ]);
+    });
+  }
+
+  it('an order that changes between two pages pushes no other order out of the fetch, and its change is read by a fetch from the time the pages began; an older order that newly matches the query brings one order again, skipping none', async () => {
     const since = new Date(Date.now() - 1000);
+    // Sold before the fetch's window, changed only once the first page is read.
+    const old = await timed('W-0', Date.now(), -30, -20);
     const placed: string[] = [];
     for (const sku of ['W-1', 'W-2', 'W-3', 'W-4']) {
       placed.push((await place({ lines: [{ sku, quantity: 1, price: '5.00' }] })).order_id);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const [a, , c] = placed as [string, string, string, string];
+    const [a, b] = placed as [string, string, string, string];
     amazonOf(sandbox.state).pageSize = 2;
-    const seen: { id: string; shipped: boolean }[] = [];
+    const began = new Date();
+    let seen: { id: string; shipped: boolean }[];
     try {
-      const first = await adapter.fetchOrders(target, since, null);
-      expect(first.orders.map((o) => o.external_order_id)).to.deep.equal(placed.slice(0, 2));
-      // The seller ships a (Seller Central) before the next page is asked: a's update is now the newest.
-      expect((await status(a, 'SHIPPED')).status).to.equal(200);
-      let next = first.next;
-      while (next !== null) {
-        const page = await adapter.fetchOrders(target, since, next);
-        seen.push(...page.orders.map((o) => ({ id: o.external_order_id, shipped: o.status.is_shipped })));
-        next = page.next;
-        expect(seen.length, 'the walk ends').to.be.below(20);
-      }
+      let once = false;
+      seen = await walk(since, async () => {
+        if (once) return;
+        once = true;
+        // The seller ships a and the old order (Seller Central) before the next page is asked.
+        expect((await status(a, 'SHIPPED')).status).to.equal(200);
+        expect((await status(old, 'SHIPPED')).status).to.equal(200);
+      });
     } finally {
       amazonOf(sandbox.state).pageSize = 100;
     }
-    // c was the first of the second page before a moved; read as a position, that page began with the 4th order.
-    expect(seen.map((o) => o.id)).to.include(c);
-    expect(new Set([...placed.slice(0, 2), ...seen.map((o) => o.id)])).to.deep.equal(new Set(placed));
-    // a comes again with its change.
-    expect(seen.filter((o) => o.id === a).map((o) => o.shipped)).to.deep.equal([true]);
+    // The old order came in first, so the second page begins with b again: read twice, none passed over.
+    expect(seen.map((o) => o.id)).to.deep.equal([...placed.slice(0, 2), b, ...placed.slice(2)]);
+    // The next fetch reads from the time the pages began (lib/order-import: the chain's start less its overlap): both changes are in it.
+    const after = await walk(new Date(began.getTime() - 1000));
+    expect(after.filter((o) => o.id === a || o.id === old)).to.deep.equal([
+      { id: old, shipped: true },
+      { id: a, shipped: true },
+    ]);
+  });
+
+  it('a kept cursor without a token (the earlier paging by time) asks the query again from its since: an order before that time is read', async () => {
+    const base = Date.now() - 60 * 60_000;
+    const early = await timed('K-1', base, 0, 5);
+    const late = await timed('K-2', base, 1, 30);
+    const kept = JSON.stringify({ after: new Date(base + 30 * 60_000).toISOString() });
+    const page = await adapter.fetchOrders(target, new Date(base), kept);
+    expect(page.orders.map((o) => o.external_order_id)).to.deep.equal([early, late]);
+    expect(calls('/orders/2026-01-01/orders')[0]!.query!.lastUpdatedAfter).to.equal(new Date(base).toISOString());
   });
 
   it('the sandbox refuses a pagination token sent with other parameters than the query that made it (but maxResultsPerPage and includedData), as Pagination says', async () => {

@@ -152,7 +152,7 @@ export function searchOrders(s: SpApiSession, lastUpdatedAfter: Date, pagination
   return s.call('get', searchOrdersPath, (o) => getJson<SearchOrdersResponse>(s.target.baseUrl, searchOrdersPath, query, o), maxWaitMs);
 }
 
-/** Where the next searchOrders page starts: a new query from a time, or its token (with the time that query was sent with). */
+/** The next searchOrders page: Amazon's nextToken, with the lastUpdatedAfter of the query that made it (sent again with it). */
 interface SearchCursor {
   after: string;
   token?: string;
@@ -161,18 +161,17 @@ interface SearchCursor {
 /**
  * One page of the orders updated at or after `since`, and the cursor of the next (null on the last).
  *
- * **Paged by time, not by the token, where the page allows (decision).** The contract names no
- * order of the results, nor what a token does when an order changes between pages; a token read
- * as a position in the live list (the sandbox plays it so) loses an order: one on an earlier page
- * that changes (a Pending order turning Unshipped) moves to the end, the rest move up one, and the
- * first of the next page is never read (its update is older than the fetch, so the next fetch's
- * window does not hold it either). So when a page comes sorted by lastUpdatedTime, oldest first,
- * and its newest is later than the query's start, the next page is a new query from that newest
- * time ("at or after": orders of that very time are read again, never skipped); an order that
- * changed meanwhile comes again with its new time. Otherwise (a page not in that order, or every
- * order of it at the query's start time) the token, sent with the query's own parameters ("All
- * other parameters must be provided with the same values", its Pagination). The same one call a
- * page; an order at a page's last time is read twice.
+ * **Paged by Amazon's token, always (decision).** "To retrieve the next page, you must pass the
+ * `nextToken` value as the `paginationToken` query parameter in the next request" (searchOrders'
+ * paginationToken), sent with the query's own parameters ("All other parameters must be provided
+ * with the same values", Pagination). The contract names no order of the results, so no order is
+ * read from a page: paging by time from a page's newest lastUpdatedTime when a page happened to be
+ * ascending in it lost orders listed by creation (A 10:00 updated 10:30, B 10:01 -> 10:31, C 10:02
+ * -> 10:05, two a page: the query from 10:31 never held C). An order that changes while the pages
+ * are read comes again in the fetch after this chain, which reads from the chain's first start less
+ * the overlap (lib/order-import). A cursor without a token, or of another query than `since`'s (kept
+ * by a fetch chain of the earlier paging by time), is not followed: the query is asked again from
+ * `since`, which reads some orders twice and skips none.
  */
 export async function searchOrdersPage(
   s: SpApiSession,
@@ -180,18 +179,11 @@ export async function searchOrdersPage(
   cursor: string | null,
   maxWaitMs: number,
 ): Promise<{ orders: Order2026[]; next: string | null }> {
-  const at: SearchCursor = cursor ? (JSON.parse(cursor) as SearchCursor) : { after: since.toISOString() };
-  const page = await searchOrders(s, new Date(at.after), at.token ?? null, maxWaitMs);
-  const token = page.pagination?.nextToken;
-  if (!token) return { orders: page.orders, next: null };
-  const times = page.orders.map((o) => Date.parse(o.lastUpdatedTime));
-  const oldestFirst = times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!));
-  const newest = times[times.length - 1];
-  const next: SearchCursor =
-    oldestFirst && newest !== undefined && newest > Date.parse(at.after)
-      ? { after: page.orders[page.orders.length - 1]!.lastUpdatedTime }
-      : { after: at.after, token };
-  return { orders: page.orders, next: JSON.stringify(next) };
+  const kept = cursor ? (JSON.parse(cursor) as SearchCursor) : null;
+  const token = kept?.token && Date.parse(kept.after) === since.getTime() ? kept.token : null;
+  const page = await searchOrders(s, since, token, maxWaitMs);
+  const next = page.pagination?.nextToken;
+  return { orders: page.orders, next: next ? JSON.stringify({ after: since.toISOString(), token: next } satisfies SearchCursor) : null };
 }
 
 /** getOrder: one order with its items and the same data sets. */
