@@ -40,16 +40,37 @@ export function isVariationMain(input: CiaInput): boolean {
  */
 export function computeOffers(input: CiaInput): CiaOffer[] {
   if (isVariationMain(input)) return [];
-  const base = Math.max(0, input.quantityAvailable);
   const offers: CiaOffer[] = [];
   for (const [portal, setting] of Object.entries(input.cia) as [CiaPortal, NonNullable<CiaInput['cia'][CiaPortal]>][]) {
     if (!setting.is_active) continue;
-    const max = setting.max_quantity;
-    const wanted = max === -1 ? 0 : max !== null && max >= 0 ? Math.min(base, max) : base;
-    const quantity = Math.min(wanted, adapterFor(portal).maxQuantity ?? maxOfferQuantity);
+    const quantity = offerQuantity(input.quantityAvailable, setting.max_quantity, adapterFor(portal).maxQuantity ?? maxOfferQuantity);
     offers.push({ portal, quantity, portalAccountIds: adapterFor(portal).cia?.namedAccounts ? [...setting.portal_account_id] : [] });
   }
   return offers;
+}
+
+/**
+ * The one rule of an offered quantity (document 2, Stock_cia_portal_type), for a portal and for
+ * cia.event alike: quantity_available never below 0 (an oversold item offers nothing), capped by
+ * max_quantity (null: no cap), -1 ends the offer (0), and never above what the target takes.
+ */
+function offerQuantity(quantityAvailable: number, maxQuantity: number | null, ceiling: number): number {
+  const base = Math.max(0, quantityAvailable);
+  const wanted = maxQuantity === -1 ? 0 : maxQuantity !== null && maxQuantity >= 0 ? Math.min(base, maxQuantity) : base;
+  return Math.min(wanted, ceiling);
+}
+
+/**
+ * What the item's cia.event notification targets are told (document 1, Events 5: cia.event
+ * "activates the quantity adjustment for notifications"; decision): the quantity a portal with
+ * cia.event's settings is offered, by computeOffers' rule (offerQuantity) with the highest
+ * quantity any portal takes. Told the raw quantity_available, a receiver feeding a shop offered
+ * 5 under max_quantity -1 or 2 and -2 of an oversold item, where every portal offered 0 or 2. A
+ * variation main offers nothing of its own (isVariationMain): 0 (it emits no cia event; one
+ * emitted before it got its variants and read after is told so).
+ */
+export function eventOffer(input: CiaInput): number {
+  return isVariationMain(input) ? 0 : offerQuantity(input.quantityAvailable, input.eventMaxQuantity, maxOfferQuantity);
 }
 
 /**

@@ -4,6 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { channelCancelled, channelSold } from './cia-channel-sale';
+export { eventOffer } from './cia-compute';
 export { queueWaitingPushes } from './cia-push-sweep';
 export { triggerCia } from './cia-trigger.service';
 export { ciaProcessors } from './cia.processor';

@@ -1,4 +1,5 @@
 import { allOrdersOf, OrderScope } from '../access';
+import { eventOffer } from '../cia';
 import { db } from '../db';
 import { customerRepository, customerIdToApi } from '../customer';
 import { orderToApi, orderRepository } from '../order';
@@ -9,7 +10,9 @@ export type EventRecord = Record<string, unknown>;
 
 /**
  * Reads the event's record back: the order (Order_type), the customer (Customer_type) or, for
- * stock/cia, the item's id, its new quantity_available and the per-portal quantities CIA sent.
+ * stock/cia, the item's id, its `quantity` now as cia.event offers it (lib/cia eventOffer: never
+ * negative, cia.event's max_quantity caps it, -1 gives 0; what the notification tells, what a
+ * condition on quantity compares) and the per-portal quantities CIA sent.
  * undefined when the record is gone (deleted since the event) or outside the scope: a handler of
  * a client bound to one portal account reads only that portal account's orders and customers, and
  * of a stock item only that portal account's quantities (items are shared).
@@ -35,7 +38,7 @@ export async function loadEventRecord(
       const stockId = Number(recordId);
       const input = Number.isSafeInteger(stockId) ? await loadCiaInput(db(), accountId, stockId) : undefined;
       const portalQuantity = Array.isArray(data.quantity) ? data.quantity.filter((q) => grantCovers(within, q)) : [];
-      return input ? { stock_id: String(stockId), quantity: input.quantityAvailable, portal_quantity: portalQuantity, user_id: accountId } : undefined;
+      return input ? { stock_id: String(stockId), quantity: eventOffer(input), portal_quantity: portalQuantity, user_id: accountId } : undefined;
     }
     default:
       return undefined;

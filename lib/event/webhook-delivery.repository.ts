@@ -4,8 +4,11 @@ import { runSearch, SearchRequest, SearchSpec } from '../http';
 import type { AttemptError } from './notification';
 import { webhookDeliveryType } from './webhook-delivery.type';
 
-/** pending: an attempt is due at next_attempt_at; held: its handler is paused; delivered and failed are final. */
-export const deliveryStates = ['pending', 'delivered', 'failed', 'held'] as const;
+/**
+ * pending: an attempt is due at next_attempt_at; held: its handler is paused; delivered and failed
+ * are final, and superseded: a stock cia delivery a newer one overtook, not sent again.
+ */
+export const deliveryStates = ['pending', 'delivered', 'failed', 'held', 'superseded'] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
 
 /** Why an attempt was made: the event itself, a retry, a redelivery asked for, the handler's resumption. */
@@ -19,6 +22,8 @@ export interface DeliveryRow {
   event_id: string;
   section: string;
   type: string;
+  /** The event's record (order, customer or stock id); null on rows made before it was kept. */
+  record_id: string | null;
   body: string;
   request_id: string | null;
   state: DeliveryState;
@@ -51,7 +56,8 @@ export type LoggedDelivery = DeliveryRow & { attempt_log: AttemptRow[] };
 
 /** The delivery's new state after an attempt. */
 export interface DeliveryUpdate {
-  state: DeliveryState;
+  /** An attempt never supersedes: that is decided before it (webhook-delivery.service.ts). */
+  state: Exclude<DeliveryState, 'superseded'>;
   next_attempt_at: Date | null;
   retry_delay_ms?: number | null;
 }
@@ -73,6 +79,14 @@ export const webhookDeliverySearch: SearchSpec<LoggedDelivery> = {
   alwaysSelected: ['id'],
 };
 
+/** The deliveries newerOf looks for, newest first (the partial index webhook_delivery_stock_record serves stock cia). */
+const newer = (knex: Knex, d: Pick<DeliveryRow, 'handler_id' | 'record_id' | 'section' | 'type' | 'seq'>) =>
+  knex('webhook_delivery')
+    .where({ handler_id: d.handler_id, record_id: d.record_id, section: d.section, type: d.type })
+    .where('seq', '>', d.seq)
+    .whereIn('state', ['pending', 'held', 'delivered'])
+    .orderBy('seq', 'desc');
+
 const lease = (knex: Knex, seconds: number) => knex.raw('now() + make_interval(secs => ?)', [seconds]);
 
 /** Webhook deliveries; tenant reads are scoped by the account, the sweep's claims are infrastructure. */
@@ -83,7 +97,7 @@ export const webhookDeliveryRepository = {
    * take its first attempt away from the run that makes it; answers the row when it was new.
    */
   async insert(
-    row: Pick<DeliveryRow, 'id' | 'account_id' | 'handler_id' | 'event_id' | 'section' | 'type' | 'body' | 'request_id' | 'state'> & {
+    row: Pick<DeliveryRow, 'id' | 'account_id' | 'handler_id' | 'event_id' | 'section' | 'type' | 'record_id' | 'body' | 'request_id' | 'state'> & {
       windowMs: number;
       leaseSeconds: number;
     },
@@ -183,6 +197,37 @@ export const webhookDeliveryRepository = {
       });
   },
 
+  /**
+   * The newest delivery to the same handler about the same record, of the same section and type,
+   * made after this one and not given up (pending, held or delivered): it tells the receiver the
+   * record as it is now. undefined when there is none.
+   */
+  async newerOf(delivery: Pick<DeliveryRow, 'handler_id' | 'record_id' | 'section' | 'type' | 'seq'>): Promise<string | undefined> {
+    if (delivery.record_id === null) return undefined;
+    const row = (await newer(db(), delivery).first('id')) as { id: string } | undefined;
+    return row?.id;
+  },
+
+  /**
+   * Marks a pending delivery superseded by the newest one newerOf finds, in one statement (no
+   * attempt is made or logged; last_error names the newer delivery). Answers that delivery's id,
+   * undefined when there is none and the delivery stays as it was.
+   */
+  async supersede(delivery: DeliveryRow): Promise<string | undefined> {
+    if (delivery.record_id === null) return undefined;
+    const knex = db();
+    const by = newer(knex, delivery).select('id').limit(1).toSQL();
+    const { rows } = (await knex.raw(
+      `WITH newer AS (${by.sql})
+       UPDATE webhook_delivery d SET state = 'superseded', next_attempt_at = NULL,
+         last_error = 'superseded by delivery ' || newer.id || ', a newer notification of the same record: not sent again'
+       FROM newer WHERE d.id = ? AND d.state = 'pending'
+       RETURNING newer.id`,
+      [...by.bindings, delivery.id],
+    )) as { rows: { id: string }[] };
+    return rows[0]?.id;
+  },
+
   /** A delivery that finds its handler paused waits, without an attempt. */
   async hold(id: string): Promise<void> {
     await db()('webhook_delivery').where({ id, state: 'pending' }).update({ state: 'held', next_attempt_at: null });
@@ -230,7 +275,7 @@ export const webhookDeliveryRepository = {
   async prune(retentionDays: number, maxPerHandler: number): Promise<number> {
     const knex = db();
     const old = await knex('webhook_delivery')
-      .whereIn('state', ['delivered', 'failed', 'held'])
+      .whereIn('state', ['delivered', 'failed', 'held', 'superseded'])
       .where('created_at', '<', knex.raw('now() - make_interval(days => ?)', [retentionDays]))
       .delete();
     const { rowCount } = (await knex.raw(

@@ -23,12 +23,24 @@ export interface DeliveryOutcome {
   status?: number | null;
   error?: string;
   next_attempt_date?: string;
+  /** A superseded delivery: the newer delivery to the same handler about the same item that tells the receiver instead. */
+  superseded_by?: string;
 }
 
 /** A worker killed during an attempt hands the delivery back after this (the request's timeout and a margin). */
 const leaseSeconds = () => Math.ceil(config().webhookTimeoutMs / 1000) + 60;
 
 const iso = (date: Date | string | null | undefined) => (date ? new Date(date).toISOString() : '');
+
+/**
+ * Deliveries a newer one to the same handler about the same record makes stale (decision, README
+ * "Superseded stock notifications"): stock cia, whose body is the item's quantity as it was read
+ * (a state to set, not a change to apply), so an older one sent after a newer one sets the
+ * receiver back. Such a delivery, overtaken by a newer one delivered, pending or held, is not
+ * sent again (no attempt, state superseded). Every other event is a fact that happened (an order
+ * created, paid, changed): its retries send the same bytes, however many came after it.
+ */
+const supersedable = (d: Pick<DeliveryRow, 'section' | 'type'>) => d.section === 'stock' && d.type === 'cia';
 
 /**
  * The notification of an event.run: recorded once under the run's job id (its delivery id),
@@ -43,6 +55,7 @@ export async function startDelivery(deliveryId: string, run: JobPayloads['event.
     event_id: run.eventId,
     section: run.section,
     type: run.type,
+    record_id: run.recordId,
     body: JSON.stringify(payload),
     request_id: currentRequestId() ?? null,
     state: handler.paused_at ? 'held' : 'pending',
@@ -63,6 +76,9 @@ export async function startDelivery(deliveryId: string, run: JobPayloads['event.
 export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTrigger): Promise<DeliveryOutcome> {
   const handler = await eventHandlerRepository.get(allOrdersOf(delivery.account_id), delivery.handler_id);
   if (!handler) return { delivery_id: delivery.id, state: 'failed', error: 'event handler deleted' };
+  // Checked before every attempt (the first too: its run may have been late), before the pause and a slot: nothing to send.
+  const supersededBy = supersedable(delivery) ? await deliveries.supersede(delivery) : undefined;
+  if (supersededBy) return { delivery_id: delivery.id, state: 'superseded', superseded_by: supersededBy };
   if (handler.paused_at && trigger !== 'redeliver') {
     await deliveries.hold(delivery.id);
     return { delivery_id: delivery.id, state: 'held' };
@@ -170,8 +186,22 @@ export async function requestRedelivery(scope: OrderScope, handlerId: number, de
   return transaction((trx) => addToOutbox(trx, accountId, 'event.redeliver', { accountId, handlerId, deliveryId }), scope.requestId);
 }
 
-/** event.redeliver: the same body once more now, with a fresh retry window if it fails. */
-export async function redeliver(job: JobPayloads['event.redeliver']): Promise<DeliveryOutcome | { delivery_id: string; skipped: string }> {
+/**
+ * event.redeliver: the same body once more now, with a fresh retry window if it fails. A stock cia
+ * delivery a newer one overtook is not sent (it would set the receiver back; the newer one is the
+ * one to redeliver): the job answers why, and a pending one is marked superseded.
+ */
+export async function redeliver(
+  job: JobPayloads['event.redeliver'],
+): Promise<DeliveryOutcome | { delivery_id: string; skipped: string; superseded_by?: string }> {
+  const row = await deliveries.get(job.accountId, job.deliveryId);
+  const supersededBy = row && supersedable(row) ? ((await deliveries.supersede(row)) ?? (await deliveries.newerOf(row))) : undefined;
+  if (supersededBy)
+    return {
+      delivery_id: job.deliveryId,
+      skipped: `superseded by delivery ${supersededBy}, a newer notification of the same item: sending this one would set the receiver back`,
+      superseded_by: supersededBy,
+    };
   const claimed = await deliveries.claimForRedelivery(job.accountId, job.deliveryId, leaseSeconds(), retryPolicy().windowMs);
   if (!claimed) return { delivery_id: job.deliveryId, skipped: 'delivery deleted' };
   return attemptDelivery(claimed, 'redeliver');

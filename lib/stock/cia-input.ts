@@ -36,6 +36,8 @@ export interface CiaInput {
   cia: Partial<Record<CiaPortal, CiaPortalSetting>>;
   /** cia.event: the event handler ids (target[]) to notify of a quantity change. */
   eventTargets: string[];
+  /** cia.event's max_quantity: caps what its targets are told, -1 tells them 0 (the offer ended); null: no cap. */
+  eventMaxQuantity: number | null;
 }
 
 /** Implemented in lib/stock (stock-cia.repository.ts); undefined when the item does not exist. */

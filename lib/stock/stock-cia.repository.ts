@@ -88,5 +88,7 @@ function toInput(accountId: number, row: CiaRow, variants: { id: number; quantit
     variants: variants.map((v) => ({ stockId: v.id, quantityAvailable: v.quantity_available })),
     cia,
     eventTargets: event && event.is_active !== false ? (event.target ?? []) : [],
+    // Its targets are told what a portal with these settings is offered (lib/cia eventOffer), not the raw quantity.
+    eventMaxQuantity: event?.max_quantity ?? null,
   };
 }

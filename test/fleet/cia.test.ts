@@ -17,6 +17,7 @@ const input = (over: Partial<CiaInput>): CiaInput => ({
   variants: [],
   cia: {},
   eventTargets: [],
+  eventMaxQuantity: null,
   ...over,
 });
 const active = (max: number | null = null, accounts: number[] = []) => ({ is_active: true, max_quantity: max, portal_account_id: accounts });

@@ -103,7 +103,7 @@ describe('stock quantity contract (adjustStockQuantity, loadCiaInput)', () => {
       cia: {
         market_d: { is_active: true, max_quantity: 3, portal_account_id: [seller.portalAccountId] },
         auction_a: { is_active: false },
-        event: { is_active: true, target: ['hook-1'] },
+        event: { is_active: true, max_quantity: 2, target: ['hook-1'] },
       },
     });
     const input = await loadCiaInput(db(), seller.id, id);
@@ -121,6 +121,7 @@ describe('stock quantity contract (adjustStockQuantity, loadCiaInput)', () => {
         auction_a: { is_active: false, max_quantity: null, portal_account_id: [] },
       },
       eventTargets: ['hook-1'],
+      eventMaxQuantity: 2,
     });
     expect(await loadCiaInput(db(), seller.id + 100000, id)).to.equal(undefined);
   });
