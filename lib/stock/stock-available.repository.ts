@@ -1,12 +1,15 @@
 /**
  * quantity_available is stored (indexed for filters) and recomputed here after every change
- * that can alter it: quantity minus the reserved quantities, minus the auction_a listed
- * quantity unless the account switched that off; for a set main, the minimum over its subs of
- * floor(sub available / quantity in the set).
+ * that can alter it, by the rule of stock-available.ts: what the item holds (its quantity; a set
+ * main's parts: the minimum over them of floor(part available / quantity in the set)) less its own
+ * reserved quantities and, unless the account switched that off, its auction_a listed quantity.
  */
 import type { Knex } from 'knex';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
 import { accountUseRepository } from '../account';
+import { availableSql, partsGiveSql } from './stock-available';
+
+const own = (name: string) => `s.${name}`;
 
 /**
  * Recomputes quantity_available of the items and of every set main they belong to. `links`
@@ -17,26 +20,29 @@ export async function refreshAvailable(trx: Knex.Transaction, accountId: number,
   // The setting is the account's (lib/account owns the table): its scalar subquery, read once.
   const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
   await trx.raw(
-    `UPDATE stock s SET quantity_available = s.quantity - s.quantity_reserved - s.quantity_reserved_2
-       - CASE WHEN ${subtracted.sql} THEN s.quantity_auction_a ELSE 0 END
+    `UPDATE stock s SET quantity_available = ${availableSql('s.quantity', own, subtracted.sql)}
      WHERE s.account_id = ? AND s.id = ANY(?::int[])`,
     [...subtracted.bindings, accountId, stockIds],
   );
   if (links) await refreshSetMains(trx, accountId, stockIds);
 }
 
-/** Recomputes quantity_available of every set main the items belong to or are (the second half of refreshAvailable). */
+/**
+ * Recomputes quantity_available of every set main the items belong to or are (the second half of
+ * refreshAvailable): what its parts give less the main's own reservations, as any item's.
+ */
 export async function refreshSetMains(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
   if (stockIds.length === 0) return;
+  const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
   await trx.raw(
-    `UPDATE stock m SET quantity_available = d.available
-     FROM (SELECT ss.main_id, MIN(FLOOR(s.quantity_available::numeric / ss.quantity))::int AS available
+    `UPDATE stock m SET quantity_available = ${availableSql('d.available', (name) => `m.${name}`, subtracted.sql)}
+     FROM (SELECT ss.main_id, ${partsGiveSql('s.quantity_available', 'ss.quantity')} AS available
            FROM stock_set ss JOIN stock s ON s.id = ss.sub_id
            WHERE ss.account_id = ? AND ss.main_id IN (
              SELECT main_id FROM stock_set WHERE account_id = ? AND (sub_id = ANY(?::int[]) OR main_id = ANY(?::int[])))
            GROUP BY ss.main_id) d
      WHERE m.id = d.main_id AND m.account_id = ?`,
-    [accountId, accountId, stockIds, stockIds, accountId],
+    [...subtracted.bindings, accountId, accountId, stockIds, stockIds, accountId],
   );
 }
 

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
 import type { PendingWrites } from '../queue';
+import { availableOf, partsGive } from './stock-available';
 import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
 import { matchStockRefs, refMatches, SetPart, stockIdOf } from './stock-ref';
@@ -185,8 +186,9 @@ const hasLinks = (row: QuantityRow) => row.set_type !== 'none' || row.variation_
 
 /**
  * The locked rows as the changes go: quantities, and quantity_available as refreshAvailable
- * would store it after each change (own quantities; a set main follows its subs), so that the
- * movements of a batch equal those of single changes made one after another.
+ * would store it after each change (stock-available.ts: own quantities; a set main follows its
+ * subs, less its own reservations), so that the movements of a batch equal those of single
+ * changes made one after another.
  */
 class QuantityBook {
   private readonly quantities = new Map<number, number>();
@@ -232,12 +234,16 @@ class QuantityBook {
     this.touched.add(id);
     this.quantities.set(id, quantity);
     // A set main's available follows its subs, not its own quantity (moved by a line that took the item itself).
-    if (this.subsOf(id).length === 0)
-      this.availables.set(id, quantity - row.quantity_reserved - row.quantity_reserved_2 - (row.auction_a_subtracted ? row.quantity_auction_a : 0));
-    // Set mains of the batch that hold this item follow it: min over subs of floor(available / quantity in set).
+    if (this.subsOf(id).length === 0) this.availables.set(id, availableOf(quantity, row, row.auction_a_subtracted));
+    // Set mains of the batch that hold this item follow it: what their subs give, less their own reservations.
     for (const mainId of this.mainsOfSub.get(id) ?? []) {
       const subs = this.subsOf(mainId);
-      if (subs.length > 0) this.availables.set(mainId, Math.min(...subs.map((l) => Math.floor(this.available(l.sub_id) / l.quantity))));
+      const main = this.rows.get(mainId)!;
+      if (subs.length > 0)
+        this.availables.set(
+          mainId,
+          availableOf(partsGive(subs.map((l) => ({ available: this.available(l.sub_id), quantity: l.quantity }))), main, main.auction_a_subtracted),
+        );
     }
   }
 

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { PendingWrites } from '../queue';
 import { db, prepared, jsonParameter } from '../db';
 import { accountUseRepository } from '../account';
+import { availableSql } from './stock-available';
 
 /**
  * The stock row's version, the ETag of GET stock/{stock_id}/ and what If-Match of POST and DELETE
@@ -165,7 +166,7 @@ export const stockRepository = {
       if (odd !== undefined) throw new Error(`not a stock column name: ${odd}`);
       return `s${g} AS (INSERT INTO stock (${names.map((c) => `"${c}"`).join(', ')}, quantity_available)
         SELECT ${names.map((c) => `r."${c}"`).join(', ')},
-          ${q('quantity')} - ${q('quantity_reserved')} - ${q('quantity_reserved_2')} - CASE WHEN a.subtracted THEN ${q('quantity_auction_a')} ELSE 0 END
+          ${availableSql(q('quantity'), q, 'a.subtracted')}
         FROM jsonb_populate_recordset(NULL::stock, ?::jsonb) WITH ORDINALITY AS r, a ORDER BY r.ordinality
         RETURNING id, ${g} AS g)`;
     });
@@ -283,8 +284,7 @@ export const stockRepository = {
     if (items.length === 0) return;
     const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
     const sql = `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
-         quantity_available = v.quantity - s.quantity_reserved - s.quantity_reserved_2
-           - CASE WHEN ${subtracted.sql} THEN s.quantity_auction_a ELSE 0 END
+         quantity_available = ${availableSql('v.quantity', (name) => `s.${name}`, subtracted.sql)}
        FROM unnest(?::int[], ?::int[]) AS v(id, quantity)
        WHERE s.account_id = ? AND s.id = v.id`;
     const bindings = [...subtracted.bindings, items.map((i) => i.id), items.map((i) => i.quantity), accountId];
