@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { now } from '../clock';
 import { prepared } from '../db';
 import { portalAccountRefRepository } from '../portal-account';
+import { quantityPushFields } from '../portals';
 import { stockPortalRepository } from '../stock';
 
 /** One row of cia_portal_state. */
@@ -22,12 +23,24 @@ export interface CiaStateRow {
   last_error?: string | null;
 }
 
+/**
+ * What a state's item is offered under at its portal: its SKU and the fields of its field group
+ * entry there that a quantity push reads (lib/portals quantityPushFields). A deleted item's 0 is
+ * pushed under it (README "A deleted item's offers go to 0").
+ */
+export interface OfferedUnder {
+  sku: string | null;
+  group: Record<string, unknown>;
+}
+
 /** A row of cia_portal_state as stored (CiaStateRow and what only the table keeps). */
 export interface CiaStateTableRow extends CiaStateRow {
   acked_at: Date | null;
   last_error: string | null;
   held_until: Date | null;
   updated_at: Date;
+  /** Where the channel last took a quantity of the item, else where it was when the state was set up; null: unknown (the item was deleted before this was kept). */
+  offered_under: OfferedUnder | null;
 }
 
 /** The sequences: bigint, read as text; written as numbers too. */
@@ -44,10 +57,16 @@ declare module 'knex/types/tables' {
   }
 }
 
-/** A waiting state with what a channel needs to name the item: its SKU and its field group there (null once the item is deleted). */
+/**
+ * A waiting state with what a channel needs to name the item: its SKU and its field group there;
+ * a deleted item's from what it was offered under (`offered_under`: the SKU and the group's
+ * fields a quantity push reads), null when that is unknown.
+ */
 export interface WaitingStateRow extends CiaStateRow {
   sku: string | null;
   grp: unknown;
+  /** What this push names the item by, where that is not what the state keeps: `ack` keeps it once the channel took the quantity. */
+  offeredNow?: OfferedUnder;
 }
 
 /** A portal account as CIA chooses targets. */
@@ -83,6 +102,28 @@ const stateColumns = [
   'acked_seq',
   'refused_seq',
 ] as const;
+
+/** quantityPushFields as an SQL array (constant names: checked, not bound, so a fragment may appear anywhere in a statement). */
+const pushFieldsSql = `ARRAY[${quantityPushFields
+  .map((f) => {
+    if (!/^[a-z_]+$/.test(f)) throw new Error(`unexpected field name ${f}`);
+    return `'${f}'`;
+  })
+  .join(', ')}]::text[]`;
+
+/**
+ * SQL of what an item is offered under (OfferedUnder) from SQL expressions of its SKU and its
+ * field group of the portal as stored (data -> portal): the entry a push reads (the object, or a
+ * lister group's first entry, as lib/portals fieldGroupEntry without a lister) cut to
+ * quantityPushFields. Not the whole group: it may hold descriptions of 500,000 characters.
+ */
+function offeredUnderSql(sku: string, grp: string): string {
+  return `(SELECT jsonb_build_object('sku', ${sku}, 'group', coalesce((
+      SELECT jsonb_object_agg(f.key, f.value)
+      FROM jsonb_each(CASE WHEN jsonb_typeof(x.g) = 'object' THEN x.g WHEN jsonb_typeof(x.g -> 0) = 'object' THEN x.g -> 0 ELSE '{}'::jsonb END) f
+      WHERE f.key = ANY(${pushFieldsSql})), '{}'::jsonb))
+    FROM (SELECT ${grp} AS g) x)`;
+}
 
 /** SQL of the cross-channel quantity adjustment; every query is scoped by the account. */
 export const ciaRepository = {
@@ -141,6 +182,9 @@ export const ciaRepository = {
   /**
    * Sets the wanted quantities of items, given their current (locked) states: writes, in one
    * statement, only the states that are new or whose quantity changes, moving their sequence.
+   * A new state keeps what its item is offered under now (`offered_under`, from the item's row in
+   * the same statement): a push records it again only when the channel takes a quantity under
+   * something else, and an item deleted before its first push still names its SKU.
    * Returns per item the state of every wanted key, with `changed`, in id order.
    */
   async setDesired(trx: Knex.Transaction, accountId: number, items: DesiredItem[]): Promise<Map<number, (CiaStateRow & { changed: boolean })[]>> {
@@ -158,14 +202,21 @@ export const ciaRepository = {
     );
     const written = new Map<string, CiaStateRow>();
     if (changes.length > 0) {
+      // The item's row is lib/stock's: its subquery, scoped to the account. A deleted item has
+      // none: its states exist already and keep what they hold.
       const { rows } = (await trx.raw(
         `
-        INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity)
-        VALUES ${changes.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+        INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity, offered_under)
+        SELECT ?::int, v.stock_id, v.portal, v.portal_account_id, v.quantity,
+               CASE WHEN st.id IS NOT NULL THEN ${offeredUnderSql('st.sku', 'st.data -> v.portal')} END
+        FROM (VALUES ${changes.map(() => '(?::int, ?::text, ?::int, ?::int)').join(', ')}) AS v(stock_id, portal, portal_account_id, quantity)
+        LEFT JOIN (?) st ON st.id = v.stock_id
+        WHERE true
         ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
-          SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now(), held_until = NULL
+          SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now(), held_until = NULL,
+              offered_under = coalesce(cia_portal_state.offered_under, EXCLUDED.offered_under)
         RETURNING *`,
-        changes.flatMap((w) => [accountId, w.stockId, w.portal, w.portalAccountId, w.quantity]),
+        [accountId, ...changes.flatMap((w) => [w.stockId, w.portal, w.portalAccountId, w.quantity]), stockPortalRepository.itemDataQuery(trx, accountId)],
       )) as { rows: CiaStateRow[] };
       for (const row of rows) written.set(key(row.stock_id, row.portal, row.portal_account_id), row);
     }
@@ -186,17 +237,29 @@ export const ciaRepository = {
   /**
    * The states of a push target the portal has not acknowledged yet, by item, leaving out those
    * it refused at their current sequence and those it holds until after `at` (lib/clock's now).
+   * An item's SKU and field group are its row's; a deleted item's what its state was offered
+   * under (the row is gone: read from it, the SKU was null, and every adapter sent the 0 under
+   * the stock id, which names no offer made by SKU). Where the row names the item otherwise than
+   * the state keeps, `offeredNow` carries it for `ack`.
    */
   async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number, at: Date = new Date(now())): Promise<WaitingStateRow[]> {
     // The items' SKU and field group are lib/stock's: its subquery, already scoped to the account.
-    return knex('cia_portal_state as s')
+    const rows = (await knex('cia_portal_state as s')
       .leftJoin(stockPortalRepository.portalFieldsQuery(knex, accountId, target.portal).as('st'), 'st.id', 's.stock_id')
-      .select(...stateColumns.map((c) => `s.${c}`), 's.last_error', 'st.sku', 'st.grp')
+      .joinRaw(`LEFT JOIN LATERAL (SELECT CASE WHEN st.id IS NOT NULL THEN ${offeredUnderSql('st.sku', 'st.grp')} END AS offered) o ON true`)
+      .select(
+        ...stateColumns.map((c) => `s.${c}`),
+        's.last_error',
+        knex.raw("CASE WHEN st.id IS NULL THEN s.offered_under ->> 'sku' ELSE st.sku END AS sku"),
+        knex.raw("CASE WHEN st.id IS NULL THEN s.offered_under -> 'group' ELSE st.grp END AS grp"),
+        knex.raw('CASE WHEN o.offered IS DISTINCT FROM s.offered_under THEN o.offered END AS offered_now'),
+      )
       .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
       .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq AND (s.held_until IS NULL OR s.held_until <= ?)', [at])
       .orderBy('s.stock_id')
       .limit(limit)
-      .options(prepared);
+      .options(prepared)) as (Omit<WaitingStateRow, 'offeredNow'> & { offered_now: OfferedUnder | null })[];
+    return rows.map(({ offered_now, ...row }) => (offered_now ? { ...row, offeredNow: offered_now } : row));
   },
 
   /**
@@ -222,8 +285,11 @@ export const ciaRepository = {
   /**
    * Records what the portal acknowledged for `acked`, in one statement that first locks every
    * state of the batch (`sent`) in id order; a state never moves back to an older sequence.
+   * An acknowledged state sent under other names than it keeps (`offeredNow`: the item's SKU or
+   * field group changed since) keeps those now, in a second statement of rows already locked:
+   * the channel took the quantity there, so that is where a deleted item's 0 goes.
    */
-  async ack(trx: Knex.Transaction, accountId: number, sent: CiaStateRow[], acked: CiaStateRow[]): Promise<void> {
+  async ack(trx: Knex.Transaction, accountId: number, sent: CiaStateRow[], acked: (CiaStateRow & Pick<WaitingStateRow, 'offeredNow'>)[]): Promise<void> {
     await trx
       .raw(
         `
@@ -234,6 +300,13 @@ export const ciaRepository = {
         [accountId, sent.map((s) => s.id), acked.map((s) => s.id), acked.map((s) => s.desired_seq), acked.map((s) => s.desired_quantity)],
       )
       .options(prepared);
+    const renamed = acked.filter((s) => s.offeredNow !== undefined);
+    if (renamed.length === 0) return;
+    await trx.raw(
+      `UPDATE cia_portal_state s SET offered_under = v.offered
+       FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, offered jsonb) WHERE s.account_id = ? AND s.id = v.id`,
+      [JSON.stringify(renamed.map((s) => ({ id: s.id, offered: s.offeredNow }))), accountId],
+    );
   },
 
   /** The portal refused the item's quantity at this sequence: not sent again until it changes. */
@@ -363,14 +436,31 @@ export const ciaRepository = {
   },
 
   /**
-   * Items of every account with an active cia.<portal> or a portal state, in (account, id)
-   * order after the given key: the reconcile walks them in pages.
+   * Items of every account with an active cia.<portal> or a portal state, and deleted items
+   * with a state still waiting, in (account, id) order after the given key: the reconcile walks
+   * them in pages. A deleted item's 0 that a channel refused or that failed for good is sent
+   * again by the reconcile only (the sweep leaves refused and failed states to it); walking the
+   * items that exist alone, it was never sent again. One whose name is unknown (offered_under
+   * null: deleted before it was kept) is left out: sent under the stock id it reaches no offer
+   * made by SKU, or another item's that carries that number as its SKU.
    */
   async itemsToReconcile(knex: Knex, after: { accountId: number; stockId: number }, limit: number): Promise<{ account_id: number; id: number }[]> {
     // The items are lib/stock's; the states are ours, named here as the subquery its walk takes.
     const hasState = knex('cia_portal_state')
       .select(knex.raw('1'))
       .whereRaw('cia_portal_state.account_id = stock.account_id AND cia_portal_state.stock_id = stock.id');
-    return stockPortalRepository.itemsWithCia(knex, after, limit, hasState);
+    // Items whose states wait, deleted or not (those that exist are in the first list too): each
+    // list holds the first `limit` after the key, so their merge's first `limit` are the page's.
+    const [items, waiting] = await Promise.all([
+      stockPortalRepository.itemsWithCia(knex, after, limit, hasState),
+      knex('cia_portal_state')
+        .distinct('account_id', 'stock_id')
+        .whereRaw('(account_id, stock_id) > (?, ?) AND acked_seq < desired_seq AND offered_under IS NOT NULL', [after.accountId, after.stockId])
+        .orderBy([{ column: 'account_id' }, { column: 'stock_id' }])
+        .limit(limit) as Promise<{ account_id: number; stock_id: number }[]>,
+    ]);
+    const page = new Map<string, { account_id: number; id: number }>();
+    for (const r of [...items, ...waiting.map((w) => ({ account_id: w.account_id, id: w.stock_id }))]) page.set(`${r.account_id}:${r.id}`, r);
+    return [...page.values()].sort((a, b) => a.account_id - b.account_id || a.id - b.id).slice(0, limit);
   },
 };

@@ -16,7 +16,7 @@ export type { EbayApplication } from './ebay/ebay-consent';
 export { ebaySku, ebaySkuRefusal } from './ebay/ebay-listing.mapping';
 export { ebayOffersOfSku } from './ebay/ebay-offers';
 export { ebayScopes } from './ebay/ebay-token';
-export { fieldGroupEntry } from './field-group';
+export { fieldGroupEntry, quantityPushFields } from './field-group';
 export { kauflandApiUrl, kauflandStorefronts } from './kaufland/kaufland-credentials';
 export { MarketEAdapter } from './market-e.adapter';
 export { isShippedByChannelAtPortal, retryAfterMs, str } from './portal-http';

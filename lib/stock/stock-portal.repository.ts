@@ -112,6 +112,14 @@ export const stockPortalRepository = {
   },
 
   /**
+   * The account's items with their SKU and data (id, sku, data): a subquery for CIA to join where
+   * its rows name several portals, to read each one's field group (data -> portal) in SQL.
+   */
+  itemDataQuery(knex: Knex, accountId: number): Knex.QueryBuilder {
+    return knex('stock').select('id', 'sku', 'data').where('account_id', accountId);
+  },
+
+  /**
    * Items of every account with an active cia.<portal>, or for which `orWhereExists` (a subquery
    * that may name the outer row as `stock`) finds a row, in (account, id) order after the given
    * key: the reconcile walks them in pages.
