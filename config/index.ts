@@ -160,6 +160,12 @@ export interface Config {
   redisWatchMs: number;
   /** How often waiting quantity pushes are queued again from Postgres as a safety net, in ms. */
   ciaPushSweepMs: number;
+  /**
+   * After a quantity push whose outcome is unknown (no answer within PORTAL_TIMEOUT_MS, a reset
+   * connection, a 5xx), how long beyond that timeout the channel may still apply the call, in ms:
+   * its items are pushed once more after both (lib/portal-offer README "A push whose outcome is unknown").
+   */
+  ciaLateCallMarginMs: number;
   /** Cron expression of the full CIA reconcile of every active item (scheduler). */
   ciaReconcileCron: string;
   /** Cron expression of the clean-up of finished outbox rows older than the job retention. */
@@ -416,6 +422,7 @@ const schema = Joi.object({
   CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000),
   REDIS_WATCH_MS: Joi.number().integer().min(100).max(60000).default(2000),
   CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
+  CIA_LATE_CALL_MARGIN_MS: Joi.number().integer().min(0).max(3600000).default(60000),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
   BANK_REMATCH_CRON: Joi.string().default('*/30 * * * *'),
@@ -564,6 +571,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ciaPushWindowMs: (value.CIA_PUSH_WINDOW_MS as number | undefined) ?? pushWindowFor(value.PORTAL_CALLS_PER_SECOND as number),
     redisWatchMs: value.REDIS_WATCH_MS,
     ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,
+    ciaLateCallMarginMs: value.CIA_LATE_CALL_MARGIN_MS,
     ciaReconcileCron: value.CIA_RECONCILE_CRON,
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
     bankRematchCron: value.BANK_REMATCH_CRON,

@@ -70,6 +70,8 @@ export const owners: Record<string, string> = {
   portal_listing: 'portal-offer',
   // Revisions per listing and channel day (eBay's 250 a day): counted by the quantity pushes.
   portal_listing_revision: 'portal-offer',
+  // Items of a push whose outcome is unknown, pushed once more when the late call can no longer land.
+  portal_push_unknown: 'portal-offer',
   sales_order: 'order',
   sales_order_line: 'order',
   sales_order_history: 'order',

@@ -5,7 +5,7 @@
  */
 export { channelCancelled, channelSold } from './cia-channel-sale';
 export { eventOffer } from './cia-compute';
-export { queueWaitingPushes } from './cia-push-sweep';
+export { pushJob, queueWaitingPushes } from './cia-push-sweep';
 export { triggerCia } from './cia-trigger.service';
 export { ciaProcessors } from './cia.processor';
 export { ciaActiveAt } from './cia.service';

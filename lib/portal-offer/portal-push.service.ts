@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
 import { CiaStateRow, ciaRepository, PushTarget, WaitingStateRow } from '../cia';
 import { db } from '../db';
-import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
+import { isPermanent, noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../portals';
 import type { QuantityOutcome } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { revisionLedger } from './portal-listing-revision.repository';
 import { portalListingRepository } from './portal-listing.repository';
+import { pushAgainLater } from './portal-push-again.service';
 import type { Knex } from 'knex';
 
 export interface PushResult {
@@ -123,6 +124,14 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       outcomes = await pushBatch(accountId, target, sent);
     } catch (err) {
       await ciaRepository.recordError(db(), accountId, sent, (err as Error).message).catch(() => undefined);
+      // Anything but an answered refusal (a timeout, a reset, a 5xx; a fault after the call) may
+      // have reached the channel and be applied after a newer push: sent once more when it can no longer land.
+      if (!isPermanent(err))
+        await pushAgainLater(
+          accountId,
+          target,
+          sent.map((s) => s.stock_id),
+        );
       throw err;
     }
     if (outcomes.length === 0) break;
@@ -138,6 +147,12 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       // Each item's own reason: the first retry's message written to all made one SKU show
       // another's (market_d: a lookup waiting for its token beside another SKU's 503).
       await ciaRepository.recordErrors(db(), accountId, retry);
+      // An item's 5xx or missing answer may still be applied: as for a call that failed whole.
+      await pushAgainLater(
+        accountId,
+        target,
+        retry.map((r) => r.state.stock_id),
+      );
       throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]!.message}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.

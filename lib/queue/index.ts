@@ -6,7 +6,7 @@
 export { withEventCause } from './event-cause';
 export type { EventCause } from './event-cause';
 export { jobStatus, recordJobsAnswered } from './job-status.service';
-export type { JobPayloads, MergedPart, ListingCheckJob, PortalUploadJob } from './jobs';
+export type { JobPayloads, MergedPart, ListingCheckJob, PortalUploadJob, PushAgainJob } from './jobs';
 export type { MergedResult } from './merged-jobs';
 export { addKeyedToOutbox, addManyToOutbox, addToOutbox } from './outbox';
 export type { OutboxJob } from './outbox';

@@ -55,6 +55,13 @@ export interface JobPayloads {
    * later check makes none twice (lib/portal-offer).
    */
   'portal.listing_check': ListingCheckJob;
+  /**
+   * The items of one portal account at one portal whose push had an unknown outcome (a timeout, a
+   * reset, a 5xx) and whose late call can no longer land by `due` (ISO 8601): their latest
+   * quantities are pushed once more. A keyed outbox row, delayed until `due`, that the failed push
+   * writes (lib/portal-offer). Idempotent: it takes the items marked due by then, once.
+   */
+  'portal.push_again': PushAgainJob;
   /** Scheduler: full CIA reconcile of every active item (one cia.adjust per item; pushes only differences). */
   'cia.reconcile': { tick: string };
   /** Scheduler: removes finished outbox rows older than the job retention. */
@@ -165,6 +172,14 @@ export interface ListingCheckJob {
   check: number;
 }
 
+/** Payload of portal.push_again: the push target, and when the calls whose items it pushes again can no longer land. */
+export interface PushAgainJob {
+  accountId: number;
+  portal: string;
+  portalAccountId: number;
+  due: string;
+}
+
 /** Payload of order.send_mit (Order_send_mit_type as validated, defaults applied). */
 export interface SendMitJob {
   deliverer: string | null;
@@ -186,6 +201,7 @@ export const jobQueues = {
   'portal.set_quantity': 'portal_upload',
   'portal.upload': 'portal_upload',
   'portal.listing_check': 'portal_upload',
+  'portal.push_again': 'portal_upload',
   'cia.reconcile': 'cia',
   'outbox.cleanup': 'cia',
   'expired.cleanup': 'cia',

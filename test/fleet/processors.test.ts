@@ -31,6 +31,7 @@ export function typeChecks(): void {
     'portal.upload': async (data) => data.orderId,
     'portal.set_quantity': async (data) => data.portalAccountId,
     'portal.listing_check': async (data) => data.uploadJobId,
+    'portal.push_again': async (data) => data.due,
   });
 }
 
