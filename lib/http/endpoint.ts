@@ -90,6 +90,14 @@ interface Declaration {
    */
   bulk?: { field: string; item: () => Joi.Schema };
   /**
+   * A request of parts that is no bulk list: the object field whose lists hold them
+   * (portal_upload: one list per portal). It is bounded and weighed as a bulk request is
+   * (document 1: up to 200 items, 1/10 of a call each), over all its lists together: more than
+   * `max` parts is a 400 too_many_items naming the field and the bound, refused before the call
+   * is counted (as a body too large is) and before anything is read of it.
+   */
+  parts?: { field: string; max: number };
+  /**
    * Success statuses the handler answers besides the usual ones (200; 201 too for a POST that
    * creates; 202 for async, 207 for bulk), each with when: the API document lists them (issue 36).
    */

@@ -15,7 +15,7 @@ export type { Payload } from './envelope';
 export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, keyTakenOverError, replayedHeader } from './idempotency/idempotency';
 export type { Claim, StoredAnswer } from './idempotency/idempotency';
 export { idempotencyRepository } from './idempotency/idempotency.repository';
-export { checkInput, checkText } from './input-bounds';
+export { checkInput, checkParts, checkText, partsIn } from './input-bounds';
 export {
   decodeText,
   encodeText,

@@ -80,3 +80,26 @@ export function checkInput(value: unknown, prefix: (string | number)[] = []): vo
   };
   visit(value, prefix);
 }
+
+/**
+ * The parts under a field of lists (an endpoint's `parts`, portal_upload's one list per portal),
+ * all lists together; one value where a list goes (a lone XML element) is a list of one.
+ */
+export function partsIn(value: unknown): number {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
+  let count = 0;
+  for (const list of Object.values(value)) count += Array.isArray(list) ? list.length : list === undefined || list === null ? 0 : 1;
+  return count;
+}
+
+/** A request holding more parts than its endpoint takes: a 400 naming the field and the bound. */
+export function checkParts(input: Record<string, unknown>, parts: { field: string; max: number }): void {
+  const count = partsIn(input[parts.field]);
+  if (count > parts.max) {
+    throw invalidField(
+      parts.field,
+      `${parts.field} holds ${count} parts; at most ${parts.max} are taken in one request, all its lists together`,
+      'too_many_items',
+    );
+  }
+}

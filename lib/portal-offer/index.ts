@@ -8,6 +8,6 @@ export { provideEbayListings } from './ebay-listings.provide';
 export { itemsListedUnder } from './listed-items';
 export { portalUploadProcessors } from './portal-upload.processor';
 export { portalUpload } from './portal-upload.service';
-export { portalUploadType } from './portal-upload.type';
+export { maxPortalUploadParts, portalUploadType } from './portal-upload.type';
 export { recordTakenOverVariation } from './taken-over-variation';
 export type { PortalUploadInput } from './portal-upload.type';

@@ -11,18 +11,31 @@ import type { PortalUploadInput, PortalUploadPart } from './portal-upload.type';
 import { portalListingRepository } from './portal-listing.repository';
 import { portalAccountRefRepository } from '../portal-account';
 
-/** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction. */
+/** The account's portal accounts as a part resolves its portal_account_id against them. */
+type PortalAccountBrief = Awaited<ReturnType<typeof portalAccountRefRepository.refs>>[number];
+
+/** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction, identical ones as one job. */
 export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<MultiStatusItem[]> {
   return transaction(async (trx) => planPortalUpload(trx, caller, await resolvePathStockId(caller.accountId, stockRef, trx), upload), caller.requestId);
 }
 
 /**
  * Plans a portal upload in the request's transaction: one portal.upload job (outbox row) per
- * accepted part, a 4xx per refused part (unknown portal account, action the portal does not
- * take, unknown lister or live listing). The item id is already resolved.
+ * distinct accepted part, a 4xx per refused part (unknown portal account, action the portal does
+ * not take, unknown lister or live listing). The item id is already resolved; the framework has
+ * bounded the parts (maxPortalUploadParts, the route's `parts`).
+ *
+ * Parts that plan the same job (its whole payload: portal, action, resolved portal account, and
+ * auction_a's lister, start, revise values and live listing) share one job, each answered 202
+ * with its job_id (decision, README): a second job would do the same at the portal again, and
+ * 200 copies of one list were 200 jobs on the queue every seller shares.
  */
 export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, stockId: number, upload: PortalUploadInput): Promise<MultiStatusItem[]> {
   const results: MultiStatusItem[] = [];
+  const planned = new Map<string, string>();
+  // The account's portal accounts, read once for all parts (was once per part).
+  let refs: Promise<PortalAccountBrief[]> | undefined;
+  const portalAccounts = () => (refs ??= portalAccountRefRepository.refs(trx, caller.accountId));
   for (const adapter of uploadPortals) {
     const portal = adapter.portal;
     const parts = upload[portal] ?? [];
@@ -34,8 +47,15 @@ export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, st
           trx,
           path,
           async () => {
-            const job = await planPart(trx, caller, stockId, adapter, part, path);
-            return { code: 202, fields: { job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) } };
+            const job = await planPart(trx, caller, stockId, adapter, part, path, portalAccounts);
+            // The payload is built in one field order (planPart), so equal jobs give equal keys.
+            const key = JSON.stringify(job);
+            let jobId = planned.get(key);
+            if (jobId === undefined) {
+              jobId = await addToOutbox(trx, caller.accountId, 'portal.upload', job);
+              planned.set(key, jobId);
+            }
+            return { code: 202, fields: { job_id: jobId } };
           },
           { log, faults: 'throw' },
         ),
@@ -57,12 +77,13 @@ async function planPart(
   adapter: RegisteredAdapter,
   part: PortalUploadPart,
   path: string,
+  portalAccounts: () => Promise<PortalAccountBrief[]>,
 ): Promise<PortalUploadJob> {
   const portal = adapter.portal;
   if (!adapter.uploadActions.includes(part.action)) {
     throw domainError('unsupported_action', `${portal} takes ${adapter.uploadActions.join(' or ')}, not ${part.action}`, { field: `${path}.action` });
   }
-  const portalAccountId = await portalAccountOf(trx, caller, part.portal_account_id, `${path}.portal_account_id`);
+  const portalAccountId = await portalAccountOf(await portalAccounts(), caller, part.portal_account_id, `${path}.portal_account_id`);
   const job: PortalUploadJob = { accountId: caller.accountId, stockId, portal, portalAccountId, action: part.action };
   if (portal !== 'auction_a') return job;
   const listerId = await listerOf(trx, caller.accountId, stockId, part.lister_id, `${path}.lister_id`);
@@ -80,8 +101,7 @@ async function planPart(
  * account only that one (a listing acts on the channel account; the grant's other accounts are
  * absent to it, as their orders are).
  */
-async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id'], field: string): Promise<number> {
-  const rows = await portalAccountRefRepository.refs(trx, caller.accountId);
+function portalAccountOf(rows: PortalAccountBrief[], caller: Caller, ref: PortalUploadPart['portal_account_id'], field: string): number {
   const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
   const granted = caller.portalAccountGrant === 'all' || caller.portalAccountGrant === id;
   if (id === null || id === undefined || !rows.some((r) => r.id === id) || !granted) {

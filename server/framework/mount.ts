@@ -12,7 +12,9 @@ import {
   quotaOf,
   rateLimitHeaders,
   checkInput,
+  checkParts,
   checkText,
+  partsIn,
   portalAccountRef,
   parseDeleteFilter,
   parseSearch,
@@ -121,6 +123,7 @@ function handlerFor(e: Endpoint) {
       // The caller first: an unknown token or a missing scope is answered before the body is read.
       const grant = e.auth ? await authenticate(e, req, res) : null;
       const input = await readInput(e, req);
+      if (e.parts) checkParts(input, e.parts);
       let caller: Caller | null = null;
       let key: string | undefined;
       if (grant) {
@@ -210,8 +213,12 @@ function jobLocation(context: RequestContext, status: number | undefined, payloa
   return { Location: `${config().publicUrl}/${context.version}/job/${payload.job_id}/` };
 }
 
-/** Rate-limit weight in tenths of a call: a bulk request counts one tenth per item (at least one). */
+/**
+ * Rate-limit weight in tenths of a call: a bulk request counts one tenth per item, a request of
+ * parts one tenth per part of all its lists (each at least one).
+ */
 function weightOf(e: Endpoint, input: Record<string, unknown>): number {
+  if (e.parts) return Math.max(partsIn(input[e.parts.field]), 1);
   if (!e.bulk) return defaultWeight;
   const items = input[e.bulk.field];
   return Array.isArray(items) ? Math.max(items.length, 1) : 1;

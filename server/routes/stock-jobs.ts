@@ -1,6 +1,6 @@
 import { triggerCia } from '../../lib/cia';
 import { accepted, endpoint, multiStatus, Joi, revisionNotes } from '../../lib/http';
-import { portalUpload, PortalUploadInput, portalUploadType } from '../../lib/portal-offer';
+import { maxPortalUploadParts, portalUpload, PortalUploadInput, portalUploadType } from '../../lib/portal-offer';
 
 const stockParams = Joi.object({ stock_id: Joi.string().max(300) });
 
@@ -23,10 +23,11 @@ export const stockJobEndpoints = [
     path: 'stock/{stock_id}/portal_upload/',
     changes: [revisionNotes.portalUploadMultistatus, revisionNotes.mktdSkuPrefix],
     creates: true,
-    summary: 'List, revise or end offers at portals: one job per portal entry; 207 with a code and job_id per part.',
+    summary: `List, revise or end offers at portals: up to ${maxPortalUploadParts} parts, all portals together, each weighing 1/10 of a call; one job per distinct part; 207 with a code and job_id per part.`,
     scope: 'stock_w',
     params: stockParams,
     body: Joi.object({ portal_upload: portalUploadType.required() }),
+    parts: { field: 'portal_upload', max: maxPortalUploadParts },
     response: ['response'],
     async: true,
     handle: async ({ caller, params, body }) =>

@@ -494,7 +494,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** List, revise or end offers at portals: one job per portal entry; 207 with a code and job_id per part. */
+    /** List, revise or end offers at portals: up to 200 parts, all portals together, each weighing 1/10 of a call; one job per distinct part; 207 with a code and job_id per part. */
     post: operations['post_stock_stock_id_portal_upload'];
     delete?: never;
     /** What the methods of this path take and answer, and the versions. */
@@ -4049,6 +4049,7 @@ export interface components {
       job_id?: string;
     };
     post_stock_stock_id_portal_upload_request: {
+      /** @description At most 200 parts in all portals' lists together (more is a 400 too_many_items naming portal_upload); each weighs 1/10 of a call, as a bulk item does. Parts that plan the same job (same portal, action and portal account, and for auction_a the same lister, start, revise values and live listing) share it: each answers its job_id. */
       portal_upload: {
         auction_a?:
           | components['schemas']['post_stock_stock_id_portal_upload_request_portal_upload_auction_a_item'][]
