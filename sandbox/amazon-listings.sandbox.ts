@@ -19,6 +19,11 @@
  * - getListingsItem answers the data sets includedData names (default summaries): summaries,
  *   issues, attributes, fulfillmentAvailability; offers, procurement, relationships and
  *   productTypes are not played (left out);
+ * - each marketplace holds its own fulfillment_availability (a put names one marketplace, a
+ *   patch or feed those it names: amazon.sandbox.ts fulfillmentByMarketplace), so an offer may be
+ *   fulfilled by Amazon in DE and by the seller in FR; getListingsItem answers the entries of
+ *   every marketplace asked, none naming its marketplace (FulfillmentAvailability has none), as
+ *   Amazon's Item does (availability);
  * - a listing is in the marketplaces its puts named (one each: "maxItems": 1) until a delete of
  *   each: getListingsItem answers a summary per marketplace asked that holds it (404 when none
  *   does) and the issues of those marketplaces (or naming none). An offer no put made (a quantity
@@ -174,6 +179,11 @@ export function listIn(store: AmazonListingStore, account: string, sku: string, 
   store.listingMarketplaces.set(key, new Set([...(store.listingMarketplaces.get(key) ?? []), marketplaceId]));
 }
 
+/** The marketplaces a put placed the SKU's listing in (less those deleted); none when no put did. */
+export function listedMarketplaces(store: AmazonListingStore, account: string, sku: string): string[] {
+  return [...(store.listingMarketplaces.get(keyOf(account, sku)) ?? [])];
+}
+
 /** Whether a put placed the SKU in some marketplace (a patch then lands it in those it names too). */
 export function placedByPut(store: AmazonListingStore, account: string, sku: string): boolean {
   return store.listingMarketplaces.has(keyOf(account, sku));
@@ -197,11 +207,40 @@ const inForce = (i: SandboxIssue, action: string) =>
   i.enforcements!.exemption.status !== 'EXEMPT' &&
   !(i.enforcements!.exemption.status === 'EXEMPT_UNTIL_EXPIRY_DATE' && Date.parse(i.enforcements!.exemption.expiryDate ?? '') > Date.now());
 
-/** The merchant (DEFAULT) or Amazon channel of the offer, as FulfillmentAvailability. */
-function availability(offer: SandboxOffer): { fulfillmentChannelCode: string; quantity?: number }[] {
-  const entries = (offer.listing.fulfillment_availability ?? []) as { fulfillment_channel_code?: string }[];
-  const amazon = entries.find((e) => e.fulfillment_channel_code && e.fulfillment_channel_code !== 'DEFAULT');
-  return amazon ? [{ fulfillmentChannelCode: String(amazon.fulfillment_channel_code) }] : [{ fulfillmentChannelCode: 'DEFAULT', quantity: offer.quantity }];
+/** One fulfillment_availability value as the sandbox stores it: the marketplace it was submitted in (marketplaceOf). */
+export interface StoredAvailability {
+  fulfillment_channel_code?: string;
+  quantity?: number;
+  marketplace_id?: string;
+}
+
+/**
+ * The offer's fulfillment_availability values in these marketplaces (a value naming none, in
+ * each), stripped of the marketplace the sandbox keeps them under (fulfillmentByMarketplace).
+ */
+export function availabilityIn(offer: SandboxOffer, marketplaceIds: string[]): Omit<StoredAvailability, 'marketplace_id'>[] {
+  const stored = (Array.isArray(offer.listing.fulfillment_availability) ? offer.listing.fulfillment_availability : []) as StoredAvailability[];
+  return stored.filter((e) => e.marketplace_id === undefined || marketplaceIds.includes(e.marketplace_id)).map(({ marketplace_id: _m, ...e }) => e);
+}
+
+/**
+ * The offer's FulfillmentAvailability in these marketplaces, as getListingsItem answers it: each
+ * marketplace's entries (Amazon's channels AMAZON_EU ... with the quantity Amazon counts where the
+ * sandbox was told one, the seller's DEFAULT with the offer's merchant quantity, which sales
+ * lower: the sandbox keeps one for all marketplaces), none naming its marketplace
+ * (FulfillmentAvailability has fulfillmentChannelCode and quantity only), the same entry of two
+ * marketplaces once. A read of DE and FR of an offer FBA in DE and the seller's in FR answers
+ * both codes: the sandbox plays the contract, not what a caller may assume of one answer.
+ */
+function availability(offer: SandboxOffer, marketplaceIds: string[]): { fulfillmentChannelCode: string; quantity?: number }[] {
+  const entries = availabilityIn(offer, marketplaceIds)
+    .filter((e) => typeof e.fulfillment_channel_code === 'string')
+    .map((e) =>
+      e.fulfillment_channel_code === 'DEFAULT'
+        ? { fulfillmentChannelCode: 'DEFAULT', quantity: offer.quantity }
+        : { fulfillmentChannelCode: e.fulfillment_channel_code!, ...(typeof e.quantity === 'number' ? { quantity: e.quantity } : {}) },
+    );
+  return entries.filter((e, i) => entries.findIndex((o) => JSON.stringify(o) === JSON.stringify(e)) === i);
 }
 
 /**
@@ -256,13 +295,13 @@ export function listingItem(
     ...marketplaces.flatMap((m) => missingOfferData(offer, m)),
     ...(processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : []),
   ].filter((i) => !i.marketplaceIds?.length || i.marketplaceIds.some((m) => marketplaces.includes(m)));
-  const fulfilment = availability(offer);
-  const sells = fulfilment[0]!.fulfillmentChannelCode !== 'DEFAULT' || (fulfilment[0]!.quantity ?? 0) > 0;
+  /** Whether the offer has something to sell in one marketplace: Amazon fulfils it there, or the seller with a quantity. */
+  const sells = (marketplaceId: string) => availability(offer, [marketplaceId]).some((f) => f.fulfillmentChannelCode !== 'DEFAULT' || (f.quantity ?? 0) > 0);
   /** The statuses in one marketplace, from the issues of that marketplace (or naming none). */
   const statusIn = (marketplaceId: string) => {
     const own = issues.filter((i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(marketplaceId));
     const failed = own.some((i) => i.severity === 'ERROR' && !i.enforcements?.actions.length);
-    const buyable = sells && !failed && !own.some((i) => inForce(i, 'LISTING_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
+    const buyable = sells(marketplaceId) && !failed && !own.some((i) => inForce(i, 'LISTING_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
     const discoverable = !failed && !own.some((i) => inForce(i, 'SEARCH_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
     return [...(buyable ? ['BUYABLE'] : []), ...(discoverable ? ['DISCOVERABLE'] : [])];
   };
@@ -282,7 +321,7 @@ export function listingItem(
     }));
   if (includedData.includes('issues')) item.issues = issues;
   if (includedData.includes('attributes')) item.attributes = offer.listing;
-  if (includedData.includes('fulfillmentAvailability')) item.fulfillmentAvailability = fulfilment;
+  if (includedData.includes('fulfillmentAvailability')) item.fulfillmentAvailability = availability(offer, marketplaces);
   return item;
 }
 

@@ -15,7 +15,9 @@ import { mountItemCancellation } from './amazon-cancel.sandbox';
 import {
   AmazonListingStore,
   applyWhenProcessed,
+  availabilityIn,
   forgetListing,
+  listedMarketplaces,
   listIn,
   listingItem,
   mountListingIssues,
@@ -23,13 +25,14 @@ import {
   recordSubmission,
   takeLookupFault,
   takePatchFault,
+  StoredAvailability,
   unlistIn,
 } from './amazon-listings.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
 import { violationsOf } from './contract/contract-gate';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder, SandboxPackage } from './amazon-orders.sandbox';
-import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
+import { emitQuantity, Fault, key, SandboxOffer, SandboxState, SellRequest } from './sandbox.app';
 
 const portal = 'market_d';
 
@@ -322,7 +325,8 @@ function merchantQuantity(value: unknown): number | undefined {
  * The SKU's attributes after a submission: the sandbox keeps one offer per SKU for all
  * marketplaces, so a value naming a marketplace replaces only that marketplace's values of the
  * attribute (a put in FR leaves DE's price as it was, as Amazon's listing per marketplace does);
- * a value naming none (fulfillment_availability) replaces the attribute.
+ * a value naming none replaces the attribute. fulfillment_availability names none as sent, and is
+ * stored per marketplace of the submission (fulfillmentByMarketplace).
  */
 function mergeByMarketplace(existing: Record<string, unknown>, incoming: Record<string, unknown>): Record<string, unknown> {
   const merged = { ...existing };
@@ -340,6 +344,24 @@ function mergeByMarketplace(existing: Record<string, unknown>, incoming: Record<
         : values;
   }
   return merged;
+}
+
+/**
+ * A submission's attributes with its fulfillment_availability stored under each marketplace it
+ * names (a put: its one; a patch or feed: each of its marketplaceIds). The attribute names no
+ * marketplace (listingsItems_2021-08-01.json: a put and a delete take one marketplace a call, so
+ * each marketplace holds its own), and Amazon's offer may be FBA in DE and the seller's in FR:
+ * kept as one value for all, a patch naming FR made DE the seller's too, and a read could never
+ * answer such a listing. Replaced per marketplace by mergeByMarketplace; answered without the
+ * marketplace by getListingsItem (amazon-listings.sandbox.ts availability).
+ */
+function fulfillmentByMarketplace(attributes: Record<string, unknown>, marketplaceIds: string[]): Record<string, unknown> {
+  const value = attributes.fulfillment_availability;
+  if (!Array.isArray(value)) return attributes;
+  return {
+    ...attributes,
+    fulfillment_availability: marketplaceIds.flatMap((marketplace_id) => (value as Record<string, unknown>[]).map((entry) => ({ ...entry, marketplace_id }))),
+  };
 }
 
 function setOffer(state: SandboxState, account: string, sku: string, attributes: Record<string, unknown>, quantity: number, via: 'listing' | 'quantity'): void {
@@ -360,7 +382,8 @@ function setOffer(state: SandboxState, account: string, sku: string, attributes:
 /**
  * A listing the seller made in Seller Central, not through Kontor (for tests whose seller's SKUs
  * are at Amazon before CIA pushes them): an offer on a known product (ASIN), new, priced in each
- * marketplace (EUR unless named), quantity 0, processed, in these marketplaces.
+ * marketplace (EUR unless named), quantity 0, processed, in these marketplaces, fulfilled through
+ * `channel` in each (one marketplace's converted since by POST /_sandbox/amazon/listings/:sku/fulfillment).
  */
 export function sellerCentralListing(state: SandboxState, account: string, sku: string, marketplaceIds: string[], currency = 'EUR', channel = 'DEFAULT'): void {
   const each = (value: Record<string, unknown>) => marketplaceIds.map((marketplace_id) => ({ ...value, marketplace_id }));
@@ -371,7 +394,7 @@ export function sellerCentralListing(state: SandboxState, account: string, sku: 
     // channel: the seller's own (DEFAULT), or Amazon's (AMAZON_EU ...: an FBA offer, whose quantity Amazon counts).
     fulfillment_availability: [channel === 'DEFAULT' ? { fulfillment_channel_code: 'DEFAULT', quantity: 0 } : { fulfillment_channel_code: channel }],
   };
-  setOffer(state, account, sku, attributes, 0, 'listing');
+  setOffer(state, account, sku, fulfillmentByMarketplace(attributes, marketplaceIds), 0, 'listing');
   for (const m of marketplaceIds) listIn(amazonOf(state), account, sku, m);
 }
 
@@ -488,7 +511,7 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
     ];
     if (issues.length === 0) {
       const account = accountOf(res);
-      const attributes = body.attributes;
+      const attributes = fulfillmentByMarketplace(body.attributes, marketplaceIds);
       recordSubmission(amazon, account, sku, body.productType);
       listIn(amazon, account, sku, marketplaceIds[0]!);
       applyWhenProcessed(amazon, account, sku, () =>
@@ -538,7 +561,8 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
       ...currencyIssues(attributes, marketplaceIds),
       ...(unknown.length > 0 ? [] : itemIssues(state, accountOf(res), sku)),
     ];
-    if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity!, quantityOnly ? 'quantity' : 'listing');
+    if (issues.length === 0)
+      setOffer(state, accountOf(res), sku, fulfillmentByMarketplace(attributes, marketplaceIds), quantity!, quantityOnly ? 'quantity' : 'listing');
     // A SKU a put placed in some marketplaces lands in each the patch names too, with what the
     // patch carries only (no price there: amazon-listings.sandbox.ts missingOfferData).
     if (issues.length === 0 && placedByPut(amazon, accountOf(res), sku)) for (const m of marketplaceIds) listIn(amazon, accountOf(res), sku, m);
@@ -603,7 +627,7 @@ function applyMessage(state: SandboxState, amazon: AmazonState, feed: SandboxFee
   const quantity = merchantQuantity(patch?.value);
   if (!patch || (patch.op !== 'replace' && patch.op !== 'merge') || quantity === undefined)
     return issue('99022', "The attribute 'fulfillment_availability' needs a DEFAULT entry with a whole quantity of 0 or more.");
-  setOffer(state, account, sku, { fulfillment_availability: patch.value }, quantity, 'quantity');
+  setOffer(state, account, sku, fulfillmentByMarketplace({ fulfillment_availability: patch.value }, feed.marketplaceIds), quantity, 'quantity');
   if (placedByPut(amazon, account, sku)) for (const m of feed.marketplaceIds) listIn(amazon, account, sku, m);
   return [];
 }
@@ -992,35 +1016,67 @@ function controls(app: express.Express, amazon: AmazonState): void {
 
 /**
  * The seller converting an offer in Seller Central (not through the API): `POST
- * /_sandbox/amazon/listings/:sku/fulfillment {portal_account, channel}` makes it fulfilled by
- * Amazon (channel AMAZON_EU, AMAZON_NA, AMAZON_JP: FBA, no merchant quantity) or the seller's own
- * again (DEFAULT, quantity 0); `GET /_sandbox/amazon/listings/:sku/fulfillment?portal_account=`
- * answers the offer's fulfillment_availability as the sandbox holds it. A quantity patch or feed
- * message of such an offer replaces the attribute (PatchOperation `replace`: "adds or replaces the
- * target property"), so it is the seller's offer (DEFAULT) afterwards, as Amazon makes it.
+ * /_sandbox/amazon/listings/:sku/fulfillment {portal_account, channel, marketplace_id?,
+ * quantity?}` makes it fulfilled by Amazon (channel AMAZON_EU, AMAZON_NA, AMAZON_JP: FBA, no
+ * merchant quantity; `quantity`: what Amazon's warehouse holds, shown in reads) or the seller's
+ * own again (DEFAULT, quantity 0), in the marketplace named, else in each the offer is in;
+ * `GET /_sandbox/amazon/listings/:sku/fulfillment?portal_account=&marketplace_id=` answers the
+ * offer's fulfillment_availability as the sandbox holds it, of the marketplace named, else of all
+ * (each entry once), and each marketplace's (`marketplaces`). A quantity patch or feed message of
+ * such an offer replaces the attribute in the marketplaces it names (PatchOperation `replace`:
+ * "adds or replaces the target property"), so it is the seller's offer (DEFAULT) there afterwards,
+ * as Amazon makes it.
  */
 function fulfilmentControls(app: express.Express, state: SandboxState): void {
+  /** The marketplaces the offer's fulfillment_availability is held in (a value naming none: the listing's). */
+  const heldIn = (account: string, offer: SandboxOffer): string[] => {
+    const stored = (Array.isArray(offer.listing.fulfillment_availability) ? offer.listing.fulfillment_availability : []) as StoredAvailability[];
+    const named = stored.flatMap((e) => (e.marketplace_id === undefined ? [] : [e.marketplace_id]));
+    return [...new Set([...named, ...listedMarketplaces(amazonOf(state), account, offer.sku)])];
+  };
   app.post('/_sandbox/amazon/listings/:sku/fulfillment', (req, res) => {
-    const body = (req.body ?? {}) as { portal_account?: string | number; channel?: unknown };
+    const body = (req.body ?? {}) as { portal_account?: string | number; channel?: unknown; marketplace_id?: unknown; quantity?: unknown };
     const channels = ['DEFAULT', 'AMAZON_EU', 'AMAZON_NA', 'AMAZON_JP'];
-    const offer = body.portal_account === undefined ? undefined : offerOf(state, String(body.portal_account), String(req.params.sku));
-    if (!offer?.active || typeof body.channel !== 'string' || !channels.includes(body.channel)) {
-      res.status(400).json({ message: `portal_account of an offer the sandbox holds of the SKU, and a channel of ${channels.join(', ')}, are required` });
+    const account = String(body.portal_account);
+    const offer = body.portal_account === undefined ? undefined : offerOf(state, account, String(req.params.sku));
+    const quantity = body.quantity === undefined ? undefined : Number(body.quantity);
+    if (
+      !offer?.active ||
+      typeof body.channel !== 'string' ||
+      !channels.includes(body.channel) ||
+      (body.marketplace_id !== undefined && typeof body.marketplace_id !== 'string') ||
+      (quantity !== undefined && (!Number.isInteger(quantity) || quantity < 0 || body.channel === 'DEFAULT'))
+    ) {
+      res.status(400).json({
+        message: `portal_account of an offer the sandbox holds of the SKU, and a channel of ${channels.join(', ')}, are required; marketplace_id a marketplace id, quantity (Amazon's channels only) a whole number of 0 or more`,
+      });
       return;
     }
-    const availability = body.channel === 'DEFAULT' ? [{ fulfillment_channel_code: 'DEFAULT', quantity: 0 }] : [{ fulfillment_channel_code: body.channel }];
-    offer.listing = { ...offer.listing, fulfillment_availability: availability };
+    const marketplaceIds = typeof body.marketplace_id === 'string' ? [body.marketplace_id] : heldIn(account, offer);
+    const entry =
+      body.channel === 'DEFAULT'
+        ? { fulfillment_channel_code: 'DEFAULT', quantity: 0 }
+        : { fulfillment_channel_code: body.channel, ...(quantity === undefined ? {} : { quantity }) };
+    offer.listing = mergeByMarketplace(offer.listing, fulfillmentByMarketplace({ fulfillment_availability: [entry] }, marketplaceIds));
     if (body.channel === 'DEFAULT') offer.quantity = 0;
     offer.updatedAt = now();
-    res.json({ sku: offer.sku, fulfillment_availability: availability });
+    res.json({ sku: offer.sku, marketplace_ids: marketplaceIds, fulfillment_availability: [entry] });
   });
   app.get('/_sandbox/amazon/listings/:sku/fulfillment', (req, res) => {
-    const offer = offerOf(state, String(req.query.portal_account ?? ''), String(req.params.sku));
+    const account = String(req.query.portal_account ?? '');
+    const offer = offerOf(state, account, String(req.params.sku));
     if (!offer) {
       res.status(404).json({ message: 'no offer of the SKU' });
       return;
     }
-    res.json({ sku: offer.sku, fulfillment_availability: offer.listing.fulfillment_availability ?? null, quantity: offer.quantity });
+    const marketplaceIds = typeof req.query.marketplace_id === 'string' ? [req.query.marketplace_id] : heldIn(account, offer);
+    const entries = availabilityIn(offer, marketplaceIds);
+    res.json({
+      sku: offer.sku,
+      fulfillment_availability: entries.length > 0 ? entries.filter((e, i) => entries.findIndex((o) => JSON.stringify(o) === JSON.stringify(e)) === i) : null,
+      marketplaces: Object.fromEntries(marketplaceIds.map((m) => [m, availabilityIn(offer, [m])])),
+      quantity: offer.quantity,
+    });
   });
 }
 

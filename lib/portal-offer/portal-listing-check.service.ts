@@ -78,6 +78,8 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
   // The channel fulfils the offer (Amazon: FBA, lib/portals amazon/fba-offers.ts), as this read
   // shows anyway: the listing is marked before CIA's quantity goes again below, so the push sends
   // it none (it would make the offer the seller's to ship); the push's refusal tells the seller.
+  // Where it does so in some markets only (fulfilledIn: FBA in DE, the seller's own in FR), it is
+  // marked there, and the others go on taking the quantity.
   if (found.fulfilledByChannel)
     await portalListingRepository.markFulfilledByChannel(
       knex,
@@ -86,6 +88,7 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
       job.portalAccountId,
       [{ stockId: job.stockId, portalItemId: listing.portal_item_id }],
       true,
+      found.fulfilledIn ?? null,
     );
   // Processed (or the last check): CIA's quantity goes once more, over the listing's. Amazon names
   // no order between the put and CIA's patch sent right after it (both only "accepted for

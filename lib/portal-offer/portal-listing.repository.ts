@@ -22,6 +22,12 @@ export interface PortalListingRow {
    */
   fulfilled_by_channel: boolean;
   /**
+   * Where the channel fulfils it, if fulfilled_by_channel: the markets (Amazon marketplace ids)
+   * where it does so in some of the listing's only (an offer FBA in DE, the seller's own in FR,
+   * which keeps taking Kontor's quantity); null: in all (and Kaufland's units).
+   */
+  fulfilled_markets: string[] | null;
+  /**
    * The key the channel holds the listing under where it addresses it by that, not by
    * portal_item_id (eBay: the inventory item's SKU, a variation main's group key), as the list
    * made it; null: the item's SKU now. Written by a list, kept by an end.
@@ -41,16 +47,22 @@ declare module 'knex/types/tables' {
   interface Tables {
     portal_listing: Knex.CompositeTableType<
       PortalListingRow,
-      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku' | 'fulfilment_read_at'> &
-        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku' | 'fulfilment_read_at'>> & { updated_at?: Knex.Raw }
+      Omit<
+        PortalListingRow,
+        'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'fulfilled_markets' | 'listed_sku' | 'fulfilment_read_at'
+      > &
+        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'fulfilled_markets' | 'listed_sku' | 'fulfilment_read_at'>> & {
+          updated_at?: Knex.Raw;
+        }
     >;
   }
 }
 
-/** A SKU (portal item id) and a time: an order's placing, or a read's start. */
+/** A SKU (portal item id) and a time: an order's placing (and its market, Amazon's marketplace id), or a read's start. */
 export interface SkuSince {
   sku: string;
   placedAt: string;
+  market?: string;
 }
 
 /** A listing found or marked by SKU. */
@@ -69,18 +81,32 @@ const markedListing = (r: Pick<PortalListingRow, 'id' | 'stock_id' | 'portal_ite
 });
 
 /**
- * The live, unmarked listings at one portal account recorded under the SKUs, each where `before`
- * holds: a condition over `shown.placed_at` and the row, one of this file's constants (no input).
+ * The live listings at one portal account recorded under the SKUs that are unmarked, or marked
+ * fulfilled by the channel in some markets only (fulfilled_markets) and named with a market outside
+ * those or none (an order of another marketplace, or a read), each where `before` holds: a
+ * condition over `shown.placed_at` and the row, one of this file's constants (no input).
  */
 function bySkuBefore(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[], before: string) {
   const shown = knex.raw(
-    `(VALUES ${offers.map(() => '(?::text, ?::timestamptz)').join(', ')}) AS shown (sku, placed_at)`,
-    offers.flatMap((o) => [o.sku, o.placedAt]),
+    `(VALUES ${offers.map(() => '(?::text, ?::timestamptz, ?::text)').join(', ')}) AS shown (sku, placed_at, market)`,
+    offers.flatMap((o) => [o.sku, o.placedAt, o.market ?? null]),
   );
   return knex('portal_listing')
-    .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: false })
-    .whereExists((q) => q.select(knex.raw('1')).from(shown).whereRaw(`shown.sku = portal_listing.portal_item_id AND ${before}`));
+    .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
+    .where((q) => q.where('fulfilled_by_channel', false).orWhereNotNull('fulfilled_markets'))
+    .whereExists((q) =>
+      q
+        .select(knex.raw('1'))
+        .from(shown)
+        .whereRaw(
+          `shown.sku = portal_listing.portal_item_id AND (portal_listing.fulfilled_markets IS NULL OR shown.market IS NULL OR NOT shown.market = ANY (portal_listing.fulfilled_markets)) AND ${before}`,
+        ),
+    );
 }
+
+/** A list of markets (or null) as one SQL value of type text[], for comparing with fulfilled_markets. */
+const marketsValue = (knex: Knex, markets: string[] | null) =>
+  markets === null ? knex.raw('NULL::text[]') : knex.raw(`ARRAY[${markets.map(() => '?::text').join(', ')}]::text[]`, markets);
 
 /** A listing's key in portal_listing (its unique index): an item, at a portal account, by a lister. */
 export interface ListingKey {
@@ -249,6 +275,25 @@ export const portalListingRepository = {
     return rows.map((r) => ({ listerId: r.lister_id, sku: r.listed_sku }));
   },
 
+  /**
+   * These items whose live listing at one portal account the channel fulfils since
+   * (`fulfilled_by_channel`), by stock id: the markets it does so in where some only
+   * (`fulfilled_markets`), null where in all.
+   */
+  async liveFulfilledMarkets(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    stockIds: number[],
+  ): Promise<Map<number, string[] | null>> {
+    if (stockIds.length === 0) return new Map();
+    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds)
+      .select('stock_id', 'fulfilled_markets')
+      .where('fulfilled_by_channel', true);
+    return new Map(rows.map((r) => [Number(r.stock_id), r.fulfilled_markets]));
+  },
+
   /** These items whose live listing at one portal account the channel fulfils since (`fulfilled_by_channel`), by stock id. */
   async liveFulfilledByChannel(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Set<number>> {
     if (stockIds.length === 0) return new Set();
@@ -258,8 +303,9 @@ export const portalListingRepository = {
 
   /**
    * Records what an adapter learnt of live listings (each by its item and portal item id, so a
-   * listing made again since under another id is left): the channel fulfils them now, or the
-   * seller again. One statement; rows already so are not written.
+   * listing made again since under another id is left): the channel fulfils them now, in
+   * `markets` only where given (null: in all), or the seller again. One statement; rows already so
+   * are not written.
    */
   async markFulfilledByChannel(
     knex: Knex,
@@ -268,8 +314,10 @@ export const portalListingRepository = {
     portalAccountId: number,
     listings: { stockId: number; portalItemId: string }[],
     fulfilled: boolean,
+    markets: string[] | null = null,
   ): Promise<void> {
     if (listings.length === 0) return;
+    const fulfilledIn = markets && fulfilled ? markets : null;
     await liveListings(
       knex,
       accountId,
@@ -281,15 +329,19 @@ export const portalListingRepository = {
         ['stock_id', 'portal_item_id'],
         listings.map((l) => [l.stockId, l.portalItemId]),
       )
-      .where('fulfilled_by_channel', !fulfilled)
-      .update({ fulfilled_by_channel: fulfilled, updated_at: knex.fn.now() });
+      .where((q) =>
+        fulfilled
+          ? q.where('fulfilled_by_channel', false).orWhereRaw('fulfilled_markets IS DISTINCT FROM ?', [marketsValue(knex, fulfilledIn)])
+          : q.where('fulfilled_by_channel', true),
+      )
+      .update({ fulfilled_by_channel: fulfilled, fulfilled_markets: fulfilledIn, updated_at: knex.fn.now() });
   },
 
   /**
-   * The live, unmarked listings at one portal account recorded under these SKUs (portal item ids)
-   * that an order of the channel's own fulfilment placed at `placedAt` gives cause to read at the
-   * channel: recorded (listed or marked) before it, and not shown as the seller's own offer by a
-   * read since (`fulfilment_read_at`). One statement.
+   * The live listings at one portal account recorded under these SKUs (portal item ids) that an
+   * order of the channel's own fulfilment placed at `placedAt` (in `market`) gives cause to read at
+   * the channel: unmarked, or marked in some markets only and the order of another; recorded
+   * (listed or marked) before it, and not read since (`fulfilment_read_at`). One statement.
    */
   async unreadBySku(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[]): Promise<MarkedListing[]> {
     if (offers.length === 0) return [];
@@ -306,26 +358,37 @@ export const portalListingRepository = {
 
   /**
    * Marks the live listings at one portal account recorded under these SKUs fulfilled by the
-   * channel, each only where it was recorded before `placedAt`, the time of the read that showed
-   * it: a list since sent the seller's own offer, which the read says nothing of. One statement;
-   * answers the listings it marked now (not those marked before).
+   * channel, in `markets` only where given (null: in all), each only where it was recorded before
+   * `placedAt`, the time of the read that showed it: a list since sent the seller's own offer,
+   * which the read says nothing of. A listing marked in some markets takes the read's markets (the
+   * read is the fact). One statement; answers the listings it marked now (not those marked so before).
    */
-  async markFulfilledBySku(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[]): Promise<MarkedListing[]> {
+  async markFulfilledBySku(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    offers: SkuSince[],
+    markets: string[] | null = null,
+  ): Promise<MarkedListing[]> {
     if (offers.length === 0) return [];
     const rows = await bySkuBefore(knex, accountId, portal, portalAccountId, offers, 'shown.placed_at > portal_listing.updated_at')
-      .update({ fulfilled_by_channel: true, updated_at: knex.fn.now() })
+      .where((q) => q.where('fulfilled_by_channel', false).orWhereRaw('fulfilled_markets IS DISTINCT FROM ?', [marketsValue(knex, markets)]))
+      .update({ fulfilled_by_channel: true, fulfilled_markets: markets, updated_at: knex.fn.now() })
       .returning(['id', 'stock_id', 'portal_item_id', 'lister_id']);
     return rows.map(markedListing);
   },
 
   /**
-   * Records that the channel showed the SKU's live, unmarked listings (recorded before the read)
-   * as the seller's own offer in a read started at `readAt`: orders placed before it are not read
-   * again. updated_at stays (the record did not change). One statement.
+   * Records that the SKU's live listings, unmarked or marked in some markets only (recorded before
+   * the read), were read at the channel in a read started at `readAt` that changed no mark (the
+   * seller's own offer, or fulfilled by the channel where marked already): orders placed before it
+   * are not read again. updated_at stays (the record did not change). One statement.
    */
   async fulfilmentRead(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, sku: string, readAt: Date): Promise<void> {
     await knex('portal_listing')
-      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: false, portal_item_id: sku })
+      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', portal_item_id: sku })
+      .where((q) => q.where('fulfilled_by_channel', false).orWhereNotNull('fulfilled_markets'))
       .where('updated_at', '<', readAt)
       .where((q) => q.whereNull('fulfilment_read_at').orWhere('fulfilment_read_at', '<', readAt))
       .update({ fulfilment_read_at: readAt });
@@ -412,6 +475,7 @@ export const portalListingRepository = {
         status,
         ...markets,
         fulfilled_by_channel: false,
+        fulfilled_markets: null,
         listed_sku: listedSku,
         updated_at: knex.fn.now(),
       })
@@ -423,6 +487,7 @@ export const portalListingRepository = {
         ...markets,
         ...sku,
         fulfilled_by_channel: false,
+        fulfilled_markets: null,
         updated_at: knex.fn.now(),
       });
   },

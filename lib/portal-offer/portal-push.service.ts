@@ -83,6 +83,8 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       listedSkus: (stockIds) => portalListingRepository.liveListedSkus(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       channelFulfilled: (stockIds) =>
         portalListingRepository.liveFulfilledByChannel(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
+      channelFulfilledIn: (stockIds) =>
+        portalListingRepository.liveFulfilledMarkets(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       recordChannelFulfilled: (listings, fulfilled) =>
         portalListingRepository.markFulfilledByChannel(trx, accountId, target.portal as PortalId, target.portalAccountId, listings, fulfilled),
     });

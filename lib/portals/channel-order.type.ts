@@ -126,9 +126,16 @@ export interface ChannelFulfilledOffer {
   placedAt: string;
   /** The order that shows it (the task's source, with the listing). */
   evidence: string;
+  /**
+   * The market the order was placed in (Amazon's marketplace id): a listing marked fulfilled by
+   * the channel in some of its markets only is read again for an order of another market only.
+   */
+  market?: string;
   /** The seller's task: its title and text. */
   title: string;
   text: string;
+  /** The seller's task where the read shows the channel fulfilling the listing in some of its markets only (the others keep taking Kontor's quantity). */
+  some?: { title: string; text: string };
   /** The field of the item's group of this portal that says so already (market_d: is_fba): an item with it true is marked, its seller not told. */
   saidBy?: string;
 }

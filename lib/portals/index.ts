@@ -37,6 +37,7 @@ export {
 } from './portal.registry';
 export type { CiaPortal, ListerGroup, PortalId, RegisteredAdapter } from './portal.registry';
 export type {
+  ChannelFulfilment,
   ListingCheck,
   ListingItem,
   PortalTarget,

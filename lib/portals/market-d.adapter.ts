@@ -1,6 +1,6 @@
 import { portalRefused } from '../errors';
 import { amazonListings, listingPatches, sellerSku } from './amazon/listing-attributes';
-import { amazonChannels, afnOffers } from './amazon/fba-offers';
+import { afnOffers, amazonFulfilment, shownIn } from './amazon/fba-offers';
 import { listingCheck, readListing } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder, placedAtAmazon } from './amazon/order-mapping';
@@ -11,6 +11,7 @@ import { getOrder, searchOrdersPage } from './amazon/orders-2026';
 import { amazonCarrier, amazonShipDate, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
 import { portalInputError, shippedByChannelAtPortal } from './portal-http';
 import type {
+  ChannelFulfilment,
   ListingCheck,
   ListingItem,
   PortalAdapter,
@@ -171,19 +172,30 @@ export class MarketDAdapter implements PortalAdapter {
   async checkListing(target: PortalTarget, portalItemId: string): Promise<ListingCheck> {
     const s = new SpApiSession(target);
     const item = await readListing(s, portalItemId, ['summaries', 'issues', 'fulfillmentAvailability']);
-    // Read anyway: a listing Amazon fulfils is told, so CIA sends it no quantity (amazon/fba-offers.ts).
-    const amazons = amazonChannels(item);
-    return { ...listingCheck(item, s.marketplaceIds, portalItemId), ...(amazons.length > 0 ? { fulfilledByChannel: amazons.join(', ') } : {}) };
+    // Read anyway: a listing Amazon fulfils is told, so CIA sends it no quantity (amazon/fba-offers.ts),
+    // in the marketplaces Amazon fulfils it in (one read each more where the answer holds both kinds).
+    const amazon = await amazonFulfilment(s, portalItemId, item, shownIn(item, s.marketplaceIds));
+    return {
+      ...listingCheck(item, s.marketplaceIds, portalItemId),
+      ...(amazon ? { fulfilledByChannel: amazon.channels.join(', '), ...(amazon.marketplaces ? { fulfilledIn: amazon.marketplaces } : {}) } : {}),
+    };
   }
 
   /**
-   * getListingsItem (fulfillmentAvailability only) of a listing Kontor recorded, read because an
-   * order of its SKU was fulfilled by Amazon (AFN): the order alone is only a hint (an FBA order of
-   * a SKU Kontor lists as the seller's own), the listing's fulfilment channel the fact
-   * (amazon/fba-offers.ts). One call, through the account's rate limit; 404: none, nothing Amazon's.
+   * getListingsItem (summaries and fulfillmentAvailability) of a listing Kontor recorded, read
+   * because an order of its SKU was fulfilled by Amazon (AFN): the order alone is only a hint (an
+   * FBA order of a SKU Kontor lists as the seller's own), the listing's fulfilment channel the fact
+   * (amazon/fba-offers.ts), per marketplace (amazonFulfilment: one read more each where the answer
+   * holds Amazon's code and DEFAULT). Through the account's rate limit; 404: none, nothing Amazon's.
    */
-  async fulfilledByChannel(target: PortalTarget, portalItemId: string): Promise<string[]> {
-    return amazonChannels(await readListing(new SpApiSession(target), portalItemId, ['fulfillmentAvailability']));
+  async fulfilledByChannel(target: PortalTarget, portalItemId: string): Promise<ChannelFulfilment> {
+    const s = new SpApiSession(target);
+    const item = await readListing(s, portalItemId, ['summaries', 'fulfillmentAvailability']);
+    const shown = shownIn(item, s.marketplaceIds);
+    const amazon = await amazonFulfilment(s, portalItemId, item, shown);
+    if (!amazon) return { channels: [] };
+    if (!amazon.marketplaces) return { channels: amazon.channels };
+    return { channels: amazon.channels, some: { markets: amazon.marketplaces, sellers: shown.filter((m) => !amazon.marketplaces!.includes(m)) } };
   }
 
   /**

@@ -178,11 +178,30 @@ export interface PushAids {
    */
   channelFulfilled?(stockIds: number[]): Promise<Set<number>>;
   /**
+   * The same marks with where they hold (portal_listing.fulfilled_markets): by stock id, the
+   * markets (Amazon marketplace ids) the channel fulfils the listing in where it does so in some
+   * of them only, null where in all; unmarked items absent. One statement. Asked by market_d, whose
+   * seller may have Amazon fulfil a SKU in DE and ship it from their own warehouse in FR: FR goes
+   * on taking Kontor's quantity.
+   */
+  channelFulfilledIn?(stockIds: number[]): Promise<Map<number, string[] | null>>;
+  /**
    * Records that these items' live listings (each named by its portal item id; one recorded under
    * another id is left) are fulfilled by the channel now, or the seller's again. One statement, on
    * the push's transaction.
    */
   recordChannelFulfilled?(listings: { stockId: number; portalItemId: string }[], fulfilled: boolean): Promise<void>;
+}
+
+/** Who fulfils a listing's offer, as the channel shows it (PortalAdapter.fulfilledByChannel). */
+export interface ChannelFulfilment {
+  /** The channel's own fulfilment networks (AMAZON_EU ...); empty: the seller's own offer, or no listing held. */
+  channels: string[];
+  /**
+   * Where the channel fulfils it in some of the listing's markets only (Amazon marketplace ids):
+   * those, and the others (the seller's own offers). Absent: in every one.
+   */
+  some?: { markets: string[]; sellers: string[] };
 }
 
 /**
@@ -202,6 +221,8 @@ export interface ListingCheck {
    * no quantity). Absent: the seller's own offer, or not told.
    */
   fulfilledByChannel?: string;
+  /** With fulfilledByChannel: the markets (Amazon marketplace ids) it does so in, where some of the listing's only; absent: in all. */
+  fulfilledIn?: string[];
 }
 
 export interface Shipment {
@@ -287,11 +308,10 @@ export interface PortalAdapter extends PortalFacts {
   checkListing?(target: PortalTarget, portalItemId: string): Promise<ListingCheck>;
   /**
    * Who fulfils the offer of a listing Kontor recorded, as the channel's listing shows it now
-   * (Amazon: getListingsItem's fulfillmentAvailability, amazon/fba-offers.ts): the channel's own
-   * fulfilment networks (AMAZON_EU ...); empty for the seller's own offer, or no listing held.
+   * (Amazon: getListingsItem's fulfillmentAvailability, amazon/fba-offers.ts), and where.
    * Asked only to verify what an order hints (ChannelOrderPage.channelFulfilled), never per push.
    */
-  fulfilledByChannel?(target: PortalTarget, portalItemId: string): Promise<string[]>;
+  fulfilledByChannel?(target: PortalTarget, portalItemId: string): Promise<ChannelFulfilment>;
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer; item (its SKU and field group, when the item still exists) for channels that address offers by SKU. */

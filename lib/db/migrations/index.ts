@@ -76,6 +76,7 @@ const migrations: string[] = [
   '20261129_2151_order_line_taken_itself_backfill',
   '20261129_2161_portal_listing_fulfilment_read_at',
   '20261129_2171_order_paid_by_hand_amount',
+  '20261130_0040_portal_listing_fulfilled_markets',
   '20261130_0060_cia_offered_under',
   '20261130_0070_portal_push_unknown',
   '20261130_0080_stock_set_main_reserved',

@@ -6,14 +6,21 @@ type ListingData = 'summaries' | 'issues' | 'fulfillmentAvailability';
 
 /**
  * getListingsItem of a SKU in all the account's marketplaces (it takes several: no maxItems, one
- * call answers a summary per marketplace) with these data sets; null where Amazon answers 404,
- * a SKU it holds no listing of (or has not made one of yet): no error. `reserved`: the caller
- * took the call's token already (SpApiSession.reserve), so it goes by `send`.
+ * call answers a summary per marketplace), or in `marketplaceIds` (one, to learn whose its
+ * fulfillmentAvailability is: fba-offers.ts amazonFulfilment), with these data sets; null where
+ * Amazon answers 404, a SKU it holds no listing of (or has not made one of yet): no error.
+ * `reserved`: the caller took the call's token already (SpApiSession.reserve), so it goes by `send`.
  */
-export async function readListing(s: SpApiSession, sku: string, includedData: ListingData[], reserved = false): Promise<Item | null> {
+export async function readListing(
+  s: SpApiSession,
+  sku: string,
+  includedData: ListingData[],
+  reserved = false,
+  marketplaceIds: string[] = s.marketplaceIds,
+): Promise<Item | null> {
   const run = async (o: CallOptions): Promise<{ data: Item | null; status?: number; headers?: Record<string, unknown> }> => {
     try {
-      return await s.listings.getListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: s.marketplaceIds, includedData }, o);
+      return await s.listings.getListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds, includedData }, o);
     } catch (err) {
       const response = (err as { response?: { status?: number; headers?: Record<string, unknown> } }).response;
       if (response?.status === 404) return { data: null, status: 404, headers: response.headers };

@@ -1,24 +1,25 @@
 import { isPermanent } from '../../errors';
 import type { PushAids, QuantityOutcome, QuantityUpdate } from '../portal.type';
 import { lowestPerListing } from '../shared-listing';
-import { amazonChannels, fbaRefusal } from './fba-offers';
+import { amazonFulfilment, fbaRefusal, shownIn } from './fba-offers';
 import { readListing } from './listing-check';
 import { sellerSku } from './listing-attributes';
 import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed, stillProcessing } from './listings-feed';
 import { SpApiRefusal, SpApiSession, spApiErrors } from './sp-api-client';
 import { Submission, submissionErrors } from './submission';
 
-/** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some, and those Amazon fulfils. */
-type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets' | 'channelFulfilled'>;
+/** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some, and where Amazon fulfils them. */
+type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets' | 'channelFulfilledIn'>;
 
 /**
  * Those records as read for a batch, by stock id: the listings live in all (their SKU at Amazon),
- * those live in some (their marketplaces and SKU), and those recorded as fulfilled by Amazon.
+ * those live in some (their marketplaces and SKU), and those recorded as fulfilled by Amazon, with
+ * the marketplaces it fulfils them in where some only (null: all).
  */
 interface Records {
   inAll: Map<number, string>;
   inSome: Map<number, { markets: string[]; portalItemId: string | null }>;
-  byAmazon: Set<number>;
+  byAmazon: Map<number, string[] | null>;
 }
 
 /**
@@ -31,7 +32,7 @@ async function readRecords(listed: Listed, stockIds: number[]): Promise<Records>
   const inSome =
     listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map<number, { markets: string[]; portalItemId: string | null }>();
   const recorded = stockIds.filter((id) => inAll.has(id) || inSome.has(id));
-  return { inAll, inSome, byAmazon: listed.channelFulfilled && recorded.length > 0 ? await listed.channelFulfilled(recorded) : new Set() };
+  return { inAll, inSome, byAmazon: listed.channelFulfilledIn && recorded.length > 0 ? await listed.channelFulfilledIn(recorded) : new Map() };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -181,26 +182,31 @@ const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
  * thought the item on sale. So (decision, lib/portals/README.md "CIA quantities"):
  * - a lookup Amazon refuses as the SKU's (lookupRefused): refused with Amazon's answer, nothing sent;
  * - no listing in any marketplace (404): refused, nothing sent, the seller told to list it;
+ * - fulfilled by Amazon (fba-offers.ts amazonFulfilment) in every marketplace showing it: refused
+ *   (fbaRefusal), nothing sent; in some only, those are left out (one read more per marketplace
+ *   where the lookup's answer holds Amazon's code and DEFAULT);
  * - a listing with an ERROR issue of category MISSING_PRICE or MISSING_ATTRIBUTE (such an earlier
  *   quantity's stub, or a listing without an offer) in every marketplace showing it: refused with
  *   Amazon's issues, nothing sent;
- * - else the quantity goes to the marketplaces that show a summary of it and no such issue only:
- *   one holding no listing of the SKU would get such a stub, one holding a stub keeps it.
+ * - else the quantity goes to the marketplaces that show a summary of it, the seller's own offer
+ *   and no such issue only: one holding no listing of the SKU would get such a stub, one holding
+ *   a stub keeps it.
  */
 async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Promise<{ marketplaceIds: string[] } | QuantityOutcome> {
+  const refusedLookup = (err: SpApiRefusal): QuantityOutcome => ({
+    stockId,
+    outcome: 'refused',
+    message: `market_d: Amazon refused the lookup of SKU ${sku}, so the quantity of item ${stockId} was not sent: ${err.message}`.slice(0, 1000),
+  });
   let item: Awaited<ReturnType<typeof readListing>>;
   try {
     // Its token was taken by the caller (SpApiSession.reserve).
     item = await readListing(s, sku, ['summaries', 'issues', 'fulfillmentAvailability'], true);
   } catch (err) {
     if (!lookupRefused(err)) throw err;
-    return {
-      stockId,
-      outcome: 'refused',
-      message: `market_d: Amazon refused the lookup of SKU ${sku}, so the quantity of item ${stockId} was not sent: ${err.message}`.slice(0, 1000),
-    };
+    return refusedLookup(err);
   }
-  const marketplaceIds = s.marketplaceIds.filter((m) => item?.summaries?.some((summary) => summary.marketplaceId === m));
+  const marketplaceIds = shownIn(item, s.marketplaceIds);
   const refuse = (why: string): QuantityOutcome => ({
     stockId,
     outcome: 'refused',
@@ -209,14 +215,23 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
   if (marketplaceIds.length === 0)
     return refuse(`Amazon holds no listing of SKU ${sku} in ${s.marketplaceIds.join(', ')}, and a quantity alone makes no offer (no product, no price)`);
   // Amazon fulfils the offer (fba-offers.ts): Kontor's item is not market_d.is_fba (those send
-  // no quantity: listings-feed.ts), so nothing is sent and the seller told.
-  const amazons = amazonChannels(item);
-  if (amazons.length) return fbaRefusal(sku, stockId, amazons.join(', '));
+  // no quantity: listings-feed.ts). Where it does so in every marketplace nothing is sent and the
+  // seller told; where in some only (FBA in DE, the seller's own in FR), those are left out and the
+  // others take the quantity: refusing the SKU left FR selling at its old quantity.
+  let amazon: Awaited<ReturnType<typeof amazonFulfilment>>;
+  try {
+    amazon = await amazonFulfilment(s, sku, item, marketplaceIds);
+  } catch (err) {
+    if (!lookupRefused(err)) throw err;
+    return refusedLookup(err);
+  }
+  if (amazon && !amazon.marketplaces) return fbaRefusal(sku, stockId, amazon.channels.join(', '));
+  const own = marketplaceIds.filter((m) => !amazon?.marketplaces?.includes(m));
   const missing = (item?.issues ?? []).filter((i) => i.severity === 'ERROR' && i.categories.some((c) => lacking.includes(c)));
   // Such an issue concerns the marketplaces it names (Issue.marketplaceIds), all when it names
   // none: a stub in FR (an earlier quantity's patch naming FR too) leaves the DE offer sellable,
   // whose quantity still goes; refusing the SKU would leave DE selling on at the old quantity.
-  const sellable = marketplaceIds.filter((m) => !missing.some((i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(m)));
+  const sellable = own.filter((m) => !missing.some((i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(m)));
   if (sellable.length === 0)
     return refuse(`Amazon's listing of SKU ${sku} cannot be bought: ${missing.map((i) => `${i.code} ${i.categories.join('/')}: ${i.message}`).join('; ')}`);
   return { marketplaceIds: sellable };
@@ -227,16 +242,20 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
  * (a listing recorded in all), the recorded ones of a listing only some took (b12acae; Kontor put
  * it there, so it is not asked: Amazon answers 404 while it still processes the put, which
  * heldAtAmazon would take for no listing and refuse), or null: no record, Amazon is asked
- * (heldAtAmazon). Without the aids, all (none is asked).
+ * (heldAtAmazon). Less the marketplaces the listing is recorded fulfilled by Amazon in (byAmazon):
+ * none left, the item is refused (fbaRefusal); some, they alone take the quantity. Without the
+ * aids, all (none is asked).
  */
 function recordedMarketplaces(s: SpApiSession, listed: Records | undefined): (stockId: number) => string[] | null {
   if (!listed) return () => s.marketplaceIds;
-  const { inAll, inSome } = listed;
+  const { inAll, inSome, byAmazon } = listed;
   return (stockId) => {
-    if (inAll.has(stockId)) return s.marketplaceIds;
+    const amazons = byAmazon.get(stockId);
+    if (amazons === null) return [];
     // Marketplaces the account no longer sells in are left out; none left: Amazon is asked.
-    const some = s.marketplaceIds.filter((m) => inSome.get(stockId)?.markets.includes(m));
-    return some.length > 0 ? some : null;
+    const recorded = inAll.has(stockId) ? s.marketplaceIds : s.marketplaceIds.filter((m) => inSome.get(stockId)?.markets.includes(m));
+    if (recorded.length === 0) return null;
+    return amazons === undefined ? recorded : recorded.filter((m) => !amazons.includes(m));
   };
 }
 
@@ -371,19 +390,22 @@ async function sendEachSkuOnce(
     todo = todo.filter((m) => !inFeed.includes(m));
   }
   const stockIdOf = (m: FeedMessage) => updates[batch.index.get(m.messageId)!]!.stockId;
-  // A recorded listing Amazon fulfils since (fba-offers.ts: an AFN order, or the listing check,
-  // showed it) is sent nothing: the patch would make it the seller's offer again. Known from
-  // Kontor's record, no call asks Amazon.
-  for (const m of todo.filter((m) => listed?.byAmazon.has(stockIdOf(m))))
-    outcomes[batch.index.get(m.messageId)!] = fbaRefusal(m.sku, stockIdOf(m), 'recorded from its AFN orders or its listing check');
-  todo = todo.filter((m) => !listed?.byAmazon.has(stockIdOf(m)));
-  if (todo.length === 0) return outcomes;
   const recorded = recordedMarketplaces(s, listed);
+  // A recorded listing Amazon fulfils since (fba-offers.ts: an AFN order, or the listing check,
+  // showed it) in every marketplace it is recorded in is sent nothing: the patch would make it the
+  // seller's offer again. Known from Kontor's record, no call asks Amazon. One Amazon fulfils in
+  // some marketplaces only goes on to the others (recordedMarketplaces leaves those out).
+  const allAmazons = (m: FeedMessage) => recorded(stockIdOf(m))?.length === 0;
+  for (const m of todo.filter(allAmazons))
+    outcomes[batch.index.get(m.messageId)!] = fbaRefusal(m.sku, stockIdOf(m), 'recorded from its AFN orders or its listing check');
+  todo = todo.filter((m) => !allAmazons(m));
+  if (todo.length === 0) return outcomes;
   const stop = new BatchStop(s);
   // A listing recorded in some of the account's marketplaces only goes by patch, naming those:
   // the feed is applied in every marketplace its createFeed names (the account's), where it would
   // land the SKU with no price. Such SKUs take the patch tokens first; those beyond answer retry
-  // (the push's retry patches them), never the feed (decision, lib/portals/README.md).
+  // (the push's retry patches them), never the feed (decision, lib/portals/README.md). So does one
+  // Amazon fulfils in some of them: the feed would make its FBA offers the seller's.
   const inSome = (m: FeedMessage) => (recorded(stockIdOf(m))?.length ?? s.marketplaceIds.length) < s.marketplaceIds.length;
   // Then the SKUs Kontor recorded no listing of (decision, lib/portals/README.md): one Amazon holds
   // in some marketplaces only can go by patch alone too, and the feed's lookup (heldInAll) answers
@@ -398,7 +420,7 @@ async function sendEachSkuOnce(
     outcomes[batch.index.get(m.messageId)!] = {
       stockId: stockIdOf(m),
       outcome: 'retry',
-      message: `market_d: SKU ${m.sku} is listed in ${recorded(stockIdOf(m))!.join(', ')} only, which a feed cannot name alone; its patch waits for Amazon's rate limit`,
+      message: `market_d: SKU ${m.sku} is ${listed?.byAmazon.has(stockIdOf(m)) ? "the seller's own offer" : 'listed'} in ${recorded(stockIdOf(m))!.join(', ')} only, which a feed cannot name alone; its patch waits for Amazon's rate limit`,
     };
   const rest = todo.slice(delays.length).filter((m) => !inSome(m));
   const patching = todo.slice(0, delays.length);
