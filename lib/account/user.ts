@@ -1,8 +1,10 @@
 import type { Caller } from '../access';
-import { Joi, characters, readOnly, validate } from '../http';
+import { isDeepStrictEqual } from 'node:util';
+import { Joi, characters, keysNotWrittenAsThemselves, notWrittenAsItself, readOnly, validate } from '../http';
 import type { Warning } from '../errors';
 import { transaction } from '../db';
-import { invalidField, notFound } from '../errors';
+import { domainError, invalidField, notFound } from '../errors';
+import type { ErrorItem } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
 import { settingsAfterWrite, settingsSeenBy } from './settings-owner';
 
@@ -81,6 +83,31 @@ export async function readUser(caller: Caller, warnings: Warning[]) {
 export const settingsMaxBytes = 65536;
 
 /**
+ * Every settings key, at any depth, is an XML element name that reads back as itself
+ * (lib/http xml-name.ts writesAsItself), else a 400 naming each such key and nothing is written.
+ * Document 2 calls settings "free client settings", and document 1 takes and answers XML as JSON:
+ * a key such as "", "a b" or "a:b" was stored, and GET admin/user/ in XML then answered `<>` (no
+ * XML at all) or wrote "a b" and "a:b" as `a_b`, one replacing the other, for every XML client of
+ * the account (found 2026-11-30). An entry stored before this rule and sent back unchanged is
+ * taken (a client writes back what it read with its own key added, README): such keys can be
+ * neither removed nor renamed by the API, and refusing them would stop that client for good.
+ * Checked here and not by Joi at the edge, since "unchanged" needs the stored settings.
+ */
+function refuseKeysNotXmlNames(stored: Record<string, unknown>, sent: Record<string, unknown>): void {
+  const refused: ErrorItem[] = Object.entries(sent)
+    .filter(([key, value]) => !(Object.hasOwn(stored, key) && isDeepStrictEqual(value, stored[key])))
+    .flatMap(([key, value]) => keysNotWrittenAsThemselves({ [key]: value }, 'user.settings'))
+    .map(({ field, key, parent }) => ({
+      error: 'invalid_field',
+      description: key === '' ? `${parent} holds a key that ${notWrittenAsItself(key)}` : `${field} ${notWrittenAsItself(key)}`,
+      code: 400,
+      field,
+    }));
+  const [first, ...more] = refused;
+  if (first) throw domainError('invalid_field', first.description, { field: first.field, as: 'invalid', more });
+}
+
+/**
  * POST admin/user/: the keys sent replace the stored ones, each key its writer's (settings-owner.ts:
  * a client changes neither another client's keys nor the seller's, settings.invoice included).
  */
@@ -89,6 +116,7 @@ export async function updateUser(caller: Caller, update: UserUpdate): Promise<vo
   await transaction(async (trx) => {
     const row = await accountRepository.lockSettings(trx, caller.accountId);
     if (!row) throw notFound('account');
+    refuseKeysNotXmlNames(row.settings, update.settings!);
     const { settings, owners } = settingsAfterWrite(row.settings, row.settings_owner, update.settings!, caller.oauthClientId);
     const bytes = Buffer.byteLength(JSON.stringify(settings));
     // An account already past the bound (stored before it) may still shrink its settings.

@@ -57,4 +57,5 @@ export { applyConditions } from './search/sql';
 export { emptyXmlBulkItems, stripReadOnly, validate } from './validate';
 export type { PortalAccountMention } from './validate';
 export { buildXmlResponse, parseXmlRequest } from './xml';
+export { keysNotWrittenAsThemselves, notWrittenAsItself } from './xml-name';
 export { keepXmlOrigin } from './xml-origin';

@@ -149,9 +149,12 @@ function requestType(d: Full): JsonSchema {
   // valid(...) alone: exactly those values (allow holds them).
   if (d.flags?.only) {
     const values = (d.allow ?? []).filter((v) => typeof v !== 'object' || v === null);
-    // insensitive(), or a case rule that converts first: the values in any case.
-    if (d.type === 'string' && (d.flags.insensitive || hasRule(d, 'case'))) {
-      return { type: 'string', pattern: `^(?:${values.map((v) => bothCases(escape(String(v)))).join('|')})$` };
+    // insensitive(), or a case rule that converts first: the values in any case; trim(): with
+    // spaces around them (portal_account_id's " default ", schema.ts portalAccountRef).
+    const anyCase = d.flags.insensitive || hasRule(d, 'case');
+    if (d.type === 'string' && (anyCase || isTrimmed(d))) {
+      const choices = values.map((v) => (anyCase ? bothCases(escape(String(v))) : escape(String(v)))).join('|');
+      return { type: 'string', pattern: isTrimmed(d) ? `^\\s*(?:${choices})\\s*$` : `^(?:${choices})$` };
     }
     return { enum: values };
   }

@@ -14,7 +14,8 @@ import { jsonSchemaOf, JsonSchema } from './json-schema';
 import { charsets } from './media';
 import { nameRepeatedSchemas } from './openapi-shared';
 import { buildXmlRequest } from './xml';
-import { maxLimit } from './search/pagination';
+import { portalAccountRefText } from './schema';
+import { maxLimit, maxPage } from './search/pagination';
 import type { FieldType, FilterField, Operator, SearchSpec } from './search/types';
 
 type Schema = JsonSchema;
@@ -283,7 +284,8 @@ const accountSchema: Schema = {
   description: 'The portal account the request acts for (an id or "default").',
   anyOf: [
     { type: 'integer', minimum: 1, maximum: 2147483647 },
-    { type: 'string', pattern: '^\\s*([1-9]\\d{0,9}|default)\\s*$' },
+    // The texts portalAccountRef takes (schema.ts): an integer's text as every integer field's, or default.
+    { type: 'string', pattern: portalAccountRefText },
   ],
   // What Try it out fills in: the integer's minimum, 1, is another seller's account.
   examples: ['default'],
@@ -351,7 +353,7 @@ function parameters(e: Endpoint, schemas: Named): unknown[] {
                     type: 'object',
                     additionalProperties: false,
                     properties: {
-                      page: { type: ['integer', 'string'], minimum: 0, pattern: '^\\s*\\d{0,9}\\s*$' },
+                      page: { type: ['integer', 'string'], minimum: 0, maximum: maxPage, pattern: '^\\s*\\d{0,9}\\s*$' },
                       limit: {
                         anyOf: [
                           { type: 'integer', minimum: 1, maximum: maxLimit },

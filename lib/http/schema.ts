@@ -229,8 +229,25 @@ export function nullIsAbsent(schema: Joi.ObjectSchema): Joi.ObjectSchema {
 /** Marks a field as write only: accepted on input, never returned. */
 export const writeOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'W' }) as T;
 
-/** A portal account reference: an id or the word default. */
-export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().min(1).max(2147483647), Joi.string().valid('default'));
+/**
+ * A portal account reference: an id or the word default. An id sent as text is an integer's text
+ * (`integer()`: digits, a sign, a fraction of zeros, spaces around), so `1e0`, `0x1` or `1_0` is a
+ * 400 as in every other integer field; it took any text Joi reads as a number (POST task/ with
+ * portal_account_id "1e0" answered 201), while openapi.json stated digits (found 2026-11-30). The
+ * word takes spaces around it as the number does (" default " was a 400 while " 5 " was taken).
+ * openapi.json states `portalAccountRefText`, which takes the same texts (a test compares them).
+ */
+export const portalAccountRef = () => {
+  const message = '{{#label}} must be a portal account id (a whole number from 1, in digits) or the word default';
+  return Joi.alternatives(integer().min(1), Joi.string().trim().valid('default')).messages({ 'alternatives.match': message, 'alternatives.types': message });
+};
+
+/**
+ * The texts portalAccountRef takes, as a JSON Schema pattern: integer()'s texts of a number from 1
+ * (leading zeros, a plus sign, a fraction of zeros) with at most 10 significant digits, or the
+ * word default; spaces around either. Above 2147483647 the number is refused as the integer's is.
+ */
+export const portalAccountRefText = '^\\s*(\\+?0*[1-9]\\d{0,9}(\\.0*)?|default)\\s*$';
 
 /**
  * A portal account id inside a body. Joi validates synchronously, so it only notes the id and
@@ -238,10 +255,8 @@ export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().mi
  * caller's portal accounts in one query (400 naming the field, before the endpoint runs).
  */
 export const ownPortalAccountId = () =>
-  Joi.number()
-    .integer()
+  integer()
     .min(1)
-    .max(2147483647)
     .custom((value: number, helpers) => {
       const context = helpers.prefs.context as { portalAccounts?: PortalAccountMention[] } | undefined;
       // A single object taken as a list (list(): Joi's single()) has a boxed Number in its path.

@@ -3,6 +3,7 @@ import { invalidInput, tooLarge } from '../errors';
 import { inputBounds } from './input-bounds';
 import { parseInWorker } from './xml-worker';
 import { markFromXml } from './xml-origin';
+import { xmlNameOf } from './xml-name';
 
 /** The prefix fast-xml-parser gives attributes; they are read for xsi:nil alone (readTree). */
 const attribute = '@_';
@@ -45,7 +46,7 @@ export async function parseXmlRequest(text: string): Promise<Record<string, unkn
 }
 
 async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted', 'body');
+  refuseDeclarations(text);
   refuseIllegalCharacterReferences(text);
   if (countTags(text) > 2 * inputBounds.xmlElements) {
     throw tooLarge(`the XML body holds more than ${inputBounds.xmlElements} elements`);
@@ -63,6 +64,52 @@ async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
     throw invalidInput('malformed_xml', 'the <request> element must contain fields', 'body');
   }
   return root as Record<string, unknown>;
+}
+
+/**
+ * A DOCTYPE or an entity declaration is refused, as the parser would read it: entity expansion is
+ * the classic XML denial of service. The text of a CDATA section, a comment or a processing
+ * instruction is no markup, so a seller's HTML description `<![CDATA[<!DOCTYPE html>...]]>` is
+ * text and taken (it was refused, found 2026-11-30). Any other `<!DOCTYPE` or `<!ENTITY`, in the
+ * prolog or anywhere else (fast-xml-parser reads a DOCTYPE wherever it meets one), and one inside
+ * a tag (an attribute value cannot hold `<` at all), is refused: a section opened inside a tag
+ * does not hide what follows (`<request a="<![CDATA["><!DOCTYPE ...`). One pass; a section's end is
+ * found with indexOf.
+ */
+const declaration = /^<!(?:DOCTYPE|ENTITY)/i;
+const sections: [string, string][] = [
+  ['<![CDATA[', ']]>'],
+  ['<!--', '-->'],
+  ['<?', '?>'],
+];
+
+function refuseDeclarations(text: string): void {
+  if (!/<!(?:DOCTYPE|ENTITY)/i.test(text)) return;
+  const refuse = () => invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted', 'body');
+  let inTag = false;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '<') {
+      if (declaration.test(text.slice(i, i + 9))) throw refuse();
+      if (inTag) continue;
+      const section = sections.find(([open]) => text.startsWith(open, i));
+      if (section) {
+        const end = text.indexOf(section[1], i + section[0].length);
+        // An unclosed section runs to the end of the text, for the parser as here (it refuses it).
+        if (end === -1) return;
+        i = end + section[1].length - 1;
+        continue;
+      }
+      inTag = true;
+      quote = '';
+    } else if (inTag) {
+      if (quote) {
+        if (c === quote) quote = '';
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === '>') inTag = false;
+    }
+  }
 }
 
 /**
@@ -158,8 +205,6 @@ export function buildXmlRequest(body: Record<string, unknown>): string {
 }
 const indentedBuilder = new XMLBuilder({ format: true, indentBy: '  ', suppressEmptyNode: true, processEntities: true });
 
-const xmlName = /^[A-Za-z_][\w.-]*$/;
-
 /**
  * Characters XML 1.0 cannot carry, not even as a character reference (its Char production: C0
  * controls but tab, LF and CR; U+FFFE, U+FFFF; unpaired surrogates). A JSON client may store
@@ -173,10 +218,12 @@ const notXmlText = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800
 const notXmlTextAll = new RegExp(notXmlText.source, 'g');
 
 /**
- * Texts with the characters XML cannot carry replaced (above), and keys that are no XML element name (OPTIONS writes optional fields as `name?`) with each
- * other character an underscore, and lists in lists as <item>s, so that the answer stays well
- * formed (issue 36's contract test found `<name?>` and `<0>`). Envelopes whose keys are all
- * names and that hold no list of lists, nearly every one, are not copied.
+ * Texts with the characters XML cannot carry replaced (above), keys written as element names
+ * (`xml-name.ts` xmlNameOf: a key that is no XML name, OPTIONS's `name?` or a settings key stored
+ * before they were refused, under its `_xHHHH_` escape, which no other key has; the empty key left
+ * out), and lists in lists as <item>s, so that the answer stays well formed (issue 36's contract
+ * test found `<name?>` and `<0>`; a reviewer `<>` and `a b` lost to `a_b`, 2026-11-30). Envelopes
+ * whose keys are all names and that hold no list of lists, nearly every one, are not copied.
  */
 function xmlNames(value: unknown): unknown {
   if (typeof value === 'string') return notXmlText.test(value) ? value.replace(notXmlTextAll, '\uFFFD') : value;
@@ -188,15 +235,18 @@ function xmlNames(value: unknown): unknown {
   }
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Date) return value;
   const record = value as Record<string, unknown>;
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, child] of Object.entries(record)) {
-    const name = xmlName.test(key) ? key : key.replace(/^[^A-Za-z_]/, '_$&').replace(/[^\w.-]/g, '_');
+  const keys = Object.keys(record);
+  // The entries from the first key that changes on; the ones before it are taken as they are.
+  let entries: [string, unknown][] | undefined;
+  keys.forEach((key, i) => {
+    const name = xmlNameOf(key);
+    const child = record[key];
     const converted = xmlNames(child);
-    if (name !== key || converted !== child) copy ??= { ...record };
-    if (copy) {
-      if (name !== key) delete copy[key];
-      copy[name] = converted;
-    }
-  }
-  return copy ?? record;
+    if (!entries && name === key && converted === child) return;
+    entries ??= keys.slice(0, i).map((before) => [before, record[before]]);
+    // A name is its key's alone (the escape is injective), so no entry replaces another.
+    if (name !== undefined) entries.push([name, converted]);
+  });
+  // fromEntries defines each name as an own property, `__proto__` too.
+  return entries ? Object.fromEntries(entries) : record;
 }

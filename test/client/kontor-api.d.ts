@@ -2195,11 +2195,11 @@ export interface components {
         freetext?:
           | (
               | {
-                  id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                  id: (1 | 2 | 3 | 4 | 5) | string;
                   value?: (string | null) | '';
                 }[]
               | ({
-                  id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                  id: (1 | 2 | 3 | 4 | 5) | string;
                   value?: (string | null) | '';
                 } & unknown)
             )
@@ -2259,11 +2259,11 @@ export interface components {
       freetext?:
         | (
             | {
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               }[]
             | ({
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               } & unknown)
           )
@@ -2461,11 +2461,11 @@ export interface components {
       freetext?:
         | (
             | {
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               }[]
             | ({
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               } & unknown)
           )
@@ -2682,11 +2682,11 @@ export interface components {
       freetext?:
         | (
             | {
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               }[]
             | ({
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               } & unknown)
           )
@@ -2825,11 +2825,11 @@ export interface components {
       freetext?:
         | (
             | {
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               }[]
             | ({
-                id: (1 | 2 | 3) | ('1' | '2' | '3');
+                id: (1 | 2 | 3) | string;
                 value?: (string | null) | '';
               } & unknown)
           )
@@ -3106,11 +3106,11 @@ export interface components {
       freetext?:
         | (
             | {
-                id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                id: (1 | 2 | 3 | 4 | 5) | string;
                 value?: (string | null) | '';
               }[]
             | ({
-                id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
+                id: (1 | 2 | 3 | 4 | 5) | string;
                 value?: (string | null) | '';
               } & unknown)
           )
@@ -4058,45 +4058,45 @@ export interface components {
           | {
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             }[]
           | ({
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             } & unknown);
         market_e?:
           | {
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             }[]
           | ({
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             } & unknown);
         market_f?:
           | {
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             }[]
           | ({
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             } & unknown);
         shop_g?:
           | {
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             }[]
           | ({
               /** @enum {unknown} */
               action: 'list' | 'delete';
-              portal_account_id?: (number | string) | 'default';
+              portal_account_id?: (number | string) | string;
             } & unknown);
       };
       /**
@@ -4108,7 +4108,7 @@ export interface components {
     post_stock_stock_id_portal_upload_request_portal_upload_auction_a_item: {
       /** @enum {unknown} */
       action: 'list' | 'revise';
-      portal_account_id?: (number | string) | 'default';
+      portal_account_id?: (number | string) | string;
       lister_id?: (number | string) | (string | '');
       /**
        * @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.

@@ -140,7 +140,8 @@ describe('the contract checker (issue 36) and the schemas it reads', () => {
     const options = await call('order/{order_id}/'.replace('{order_id}', '1_2026_01'), { method: 'OPTIONS', headers: xml });
     expect(options.status).to.equal(200);
     expect(XMLValidator.validate(options.text)).to.equal(true);
-    expect(options.text).to.include('<email_>');
+    // `email?` (optional) under its escape (lib/http xml-name.ts; it was `email_`, a name another key could hold).
+    expect(options.text).to.include('<email_x003F_>');
     const created = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, add_field: [['colour', 'red']] } } });
     expect(created.status, created.text).to.equal(201);
     const read = await call(`order/${String(created.body.order_id)}/`, { token: seller.token, headers: xml });

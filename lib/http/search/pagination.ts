@@ -2,6 +2,8 @@ import { invalidField } from '../../errors';
 
 export const defaultLimit = 20;
 export const maxLimit = 200;
+/** The largest page number: 9 digits, so that (page - 1) × limit stays far inside a bigint offset. */
+export const maxPage = 999_999_999;
 
 export interface Pagination {
   limit: number;
@@ -17,9 +19,8 @@ export function parsePagination(raw: unknown): Pagination {
   const { page, limit, min_id: minId, ...rest } = raw as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra) throw invalidField(`pagination[${extra}]`, `pagination[${extra}] is not a field of Pagination_type`);
-  const size = whole(limit, 'pagination[limit]', defaultLimit);
-  if (size < 1 || size > maxLimit) throw invalidField('pagination[limit]', `pagination[limit] must be between 1 and ${maxLimit}`);
-  const pageNumber = Math.max(whole(page, 'pagination[page]', 1), 1);
+  const size = whole(limit, 'pagination[limit]', defaultLimit, 1, maxLimit);
+  const pageNumber = Math.max(whole(page, 'pagination[page]', 1, 0, maxPage), 1);
   if (minId !== undefined && minId !== '') {
     if (typeof minId !== 'string' && typeof minId !== 'number') throw invalidField('pagination[min_id]', 'pagination[min_id] must be an id');
     return { limit: size, offset: 0, minId: String(minId) };
@@ -27,9 +28,14 @@ export function parsePagination(raw: unknown): Pagination {
   return { limit: size, offset: (pageNumber - 1) * size };
 }
 
-function whole(value: unknown, field: string, fallback: number): number {
+/**
+ * A whole number from min to max, as digits (spaces around them), or the fallback when not sent.
+ * The message names the range: a page of 10 digits (2147483647) was refused as "must be a whole
+ * number", which it is (found 2026-11-30).
+ */
+function whole(value: unknown, field: string, fallback: number, min: number, max: number): number {
   if (value === undefined || value === '') return fallback;
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw invalidField(field, `${field} must be a whole number`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalidField(field, `${field} must be a whole number from ${min} to ${max}`);
   return n;
 }
