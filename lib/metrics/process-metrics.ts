@@ -18,7 +18,7 @@ collectDefaultMetrics({ register: processRegistry, eventLoopMonitoringPrecision:
 
 export const jobRunDuration = new Histogram({
   name: 'kontor_job_run_duration_seconds',
-  help: 'Run time of jobs in this process by queue, job name and outcome (completed or failed).',
+  help: 'Run time of jobs in this process by queue, job name and outcome (completed, failed, or delayed: moved to wait without spending a try).',
   labelNames: ['queue', 'job', 'outcome'],
   buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   registers: [processRegistry],

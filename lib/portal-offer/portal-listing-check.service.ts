@@ -5,7 +5,7 @@ import { noLongerExists } from '../errors';
 import { addKeyedToOutbox } from '../queue';
 import type { ListingCheckJob, PortalUploadJob } from '../queue';
 import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
-import type { ListingCheck, RegisteredAdapter } from '../portals';
+import type { ListingCheck, RegisteredAdapter, SlotTurn } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { createTaskOnce } from '../task';
 import { ciaHasTheLastWord } from './cia-last-word';
@@ -55,7 +55,7 @@ async function addCheck(trx: Knex.Transaction, check: ListingCheckJob): Promise<
  * the last check) CIA has the last word again, once per submission: the listing's own quantity
  * may have been applied after CIA's (lib/portals README, "A listing and CIA's quantity behind it").
  */
-export async function runListingCheck(job: ListingCheckJob): Promise<Record<string, unknown>> {
+export async function runListingCheck(job: ListingCheckJob, turn?: SlotTurn): Promise<Record<string, unknown>> {
   const portal = job.portal as PortalId;
   const knex = db();
   const key: ListingKey = { accountId: job.accountId, stockId: job.stockId, portal, portalAccountId: job.portalAccountId, listerId: job.listerId ?? '' };
@@ -65,7 +65,7 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
   if (!target) throw noLongerExists(`portal account ${job.portalAccountId}`);
   const adapter = adapterFor(portal, target.connector);
   if (!adapter.checkListing) return { check: job.check, state: 'not checked' };
-  await waitForPortalSlot(portal, job.portalAccountId);
+  await waitForPortalSlot(portal, job.portalAccountId, undefined, turn);
   const found = await adapter.checkListing(target, listing.portal_item_id);
   const last = job.check >= config().marketDListingChecks;
   if (found.state === 'pending' && !last) {

@@ -4,6 +4,7 @@ import { db } from '../db';
 import { isPermanent, noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../portals';
 import type { QuantityOutcome } from '../portals';
+import type { JobTurn } from './portal-slot-turn';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { revisionLedger } from './portal-listing-revision.repository';
@@ -103,6 +104,12 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
   });
 }
 
+/** What a push did before it gave its worker back for a far call slot (portal-slot-turn.ts), carried to its return. */
+export interface PushSoFar {
+  result: PushResult;
+  refused: string[];
+}
+
 /**
  * Sends the wanted quantities of every item still waiting for one portal account at one
  * portal, in bulk calls of the portal's batch size. Each batch reads the latest wanted
@@ -111,15 +118,18 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
  * are recorded and do not hold up the others: once every batch is sent, the job fails for good
  * with the portal's message (the failed set shows it to operators; the item goes again when
  * its quantity changes). A 429 or 5xx (of the call or of an item) fails the job for a retry,
- * after what was accepted has been recorded.
+ * after what was accepted has been recorded. In a `turn`, a batch whose call slot is far gives
+ * the worker back (PortalSlotLater) with what the batches before it did; the job comes back to
+ * the slot and reads the waiting quantities then, the latest as ever.
  */
-export async function pushQuantities(accountId: number, target: PushTarget): Promise<PushResult> {
-  const result: PushResult = { pushed: [], calls: 0, held: [] };
-  const refused: string[] = [];
+export async function pushQuantities(accountId: number, target: PushTarget, turn?: JobTurn<PushSoFar>): Promise<PushResult> {
+  const result: PushResult = turn?.carried?.result ?? { pushed: [], calls: 0, held: [] };
+  const refused: string[] = turn?.carried?.refused ?? [];
   const batchSize = adapterFor(target.portal as PortalId).maxQuantityBatch;
   for (;;) {
+    if (turn) turn.carried = { result, refused };
     // Coalesced per target, a push job nearly always has work: the slot is taken without asking first.
-    await waitForPortalSlot(target.portal, target.portalAccountId);
+    await waitForPortalSlot(target.portal, target.portalAccountId, undefined, turn);
     const sent: WaitingStateRow[] = [];
     let outcomes: QuantityOutcome[];
     try {

@@ -3,6 +3,7 @@ import { db, transaction } from '../db';
 import { domainError, noLongerExists } from '../errors';
 import type { PortalUploadJob } from '../queue';
 import { adapterFor, partialListingOf, PortalId, waitForPortalSlot } from '../portals';
+import type { SlotTurn } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { ciaHasTheLastWord } from './cia-last-word';
@@ -16,14 +17,15 @@ import { endVariants, listVariation, variationListingOf } from './portal-variati
  * the named values of a live offer, or end it. The job id is the idempotency key, so a retry
  * after a lost answer has the effect of one call.
  */
-export async function runPortalUpload(job: PortalUploadJob, jobId: string): Promise<Record<string, unknown>> {
+export async function runPortalUpload(job: PortalUploadJob, jobId: string, turn?: SlotTurn): Promise<Record<string, unknown>> {
   const portal = job.portal as PortalId;
   const knex = db();
   const key: ListingKey = { accountId: job.accountId, stockId: job.stockId, portal, portalAccountId: job.portalAccountId, listerId: job.listerId ?? '' };
   const target = await portalTargetRepository.target(knex, job.accountId, job.portalAccountId);
   if (!target) throw noLongerExists(`portal account ${job.portalAccountId}`);
   const adapter = adapterFor(portal, target.connector);
-  await waitForPortalSlot(portal, job.portalAccountId);
+  // Before anything is sent: a far slot gives the worker back here (portal-slot-turn.ts), with nothing done.
+  await waitForPortalSlot(portal, job.portalAccountId, undefined, turn);
   if (job.action === 'delete') {
     const listing = await portalListingRepository.listing(knex, key);
     // Channels that address offers by SKU (eBay) need the item's SKU; a deleted item has none left.

@@ -22,7 +22,8 @@ export { MarketEAdapter } from './market-e.adapter';
 export { isShippedByChannelAtPortal, retryAfterMs, str } from './portal-http';
 export { partialListingOf } from './partial-listing';
 export type { PartialListing } from './partial-listing';
-export { waitForPortalSlot } from './portal-rate-limit';
+export { PortalSlotLater, portalSlotSleep, waitForPortalSlot } from './portal-rate-limit';
+export type { PortalSlot, SlotTurn } from './portal-rate-limit';
 export {
   adapterFor,
   ciaPortals,

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq';
 import { config } from '../../config';
 import { db } from '../db';
 import { log, withRequestId } from '../log';
@@ -97,7 +97,8 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
         end({ outcome: 'completed' });
         return result;
       } catch (err) {
-        end({ outcome: 'failed' });
+        // A job moved to delayed by its processor (a hold, a far portal slot) did not fail.
+        end({ outcome: err instanceof DelayedError ? 'delayed' : 'failed' });
         throw err;
       } finally {
         inHand.delete(key);
