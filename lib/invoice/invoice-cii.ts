@@ -4,7 +4,7 @@
  * sequences (../shared/contracts/cii-d16b/, checked by xmllint in the tests). Only renders: every
  * amount comes from the InvoiceDocument.
  */
-import { amount, InvoiceAddress, InvoiceDocument, InvoiceParty, percent } from './invoice-document';
+import { amount, InvoiceAddress, InvoiceDocument, InvoiceParty, paymentTerms, percent } from './invoice-document';
 
 /** BT-24: the EN 16931 core, which Factur-X's EN 16931 profile uses as is. */
 export const en16931Guideline = 'urn:cen.eu:en16931:2017';
@@ -84,7 +84,15 @@ export function renderCii(doc: InvoiceDocument, variant: CiiVariant = 'factur-x'
       'ram:IncludedSupplyChainTradeLineItem',
       wrap('ram:AssociatedDocumentLineDocument', el('ram:LineID', String(l.id))),
       wrap('ram:SpecifiedTradeProduct', el('ram:SellerAssignedID', l.sku), el('ram:Name', l.name || l.sku || `#${l.id}`)),
-      wrap('ram:SpecifiedLineTradeAgreement', wrap('ram:NetPriceProductTradePrice', el('ram:ChargeAmount', price))),
+      // BT-149 only where the price is the whole line's (linePrice); left out, it is 1.
+      wrap(
+        'ram:SpecifiedLineTradeAgreement',
+        wrap(
+          'ram:NetPriceProductTradePrice',
+          el('ram:ChargeAmount', price),
+          l.basisQuantity !== 1 ? el('ram:BasisQuantity', `${l.basisQuantity}`, ' unitCode="H87"') : '',
+        ),
+      ),
       wrap('ram:SpecifiedLineTradeDelivery', el('ram:BilledQuantity', `${quantity}`, ' unitCode="H87"')),
       wrap(
         'ram:SpecifiedLineTradeSettlement',
@@ -106,8 +114,7 @@ export function renderCii(doc: InvoiceDocument, variant: CiiVariant = 'factur-x'
       `<ram:CategoryTradeTax>${tax(c.category, c.rate)}</ram:CategoryTradeTax></ram:SpecifiedTradeAllowanceCharge>`,
   );
   const t = doc.totals;
-  const german = doc.locale.toLowerCase().startsWith('de');
-  const terms = t.due === 0n ? (german ? 'Bezahlt.' : 'Paid.') : german ? 'Zahlbar sofort ohne Abzug.' : 'Payable immediately without deduction.';
+  const terms = paymentTerms(doc, (cents) => `${amount(cents)} ${doc.currency}`);
   const shipTo = doc.shipTo
     ? wrap('ram:ShipToTradeParty', el('ram:Name', [doc.shipTo.name, doc.shipTo.name2].filter(Boolean).join(', ')), postalAddress(doc.shipTo))
     : '';

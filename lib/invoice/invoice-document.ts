@@ -83,8 +83,13 @@ export interface DocumentLine {
   quantity: number;
   /** Gross unit price as the order has it, cents. */
   grossUnit: bigint;
-  /** Net unit price (BT-146), 4 decimals as a string: line net / quantity. */
+  /**
+   * Net price (BT-146) of `basisQuantity` units, as a string: line net / quantity with 4 decimals
+   * where quantity x that price gives the line net to the cent, else the line net itself.
+   */
   netUnitPrice: string;
+  /** Base quantity (BT-149) the net price is for: 1, or the line's quantity (`linePrice`). */
+  basisQuantity: number;
   /** Line net amount (BT-131), cents. */
   net: bigint;
   category: VatCategory;
@@ -182,6 +187,9 @@ const notesByLanguage = {
     shipping: 'Versand',
     customer: 'Kunde',
     credit: (n: string, d: string) => `Gutschrift zur Rechnung ${n} vom ${d}.`,
+    paid: 'Bezahlt.',
+    payNow: 'Zahlbar sofort ohne Abzug.',
+    refund: (a: string) => `Der Betrag von ${a} wird erstattet.`,
   },
   en: {
     reverseCharge: 'Reverse charge: VAT is due by the recipient (Art. 196 Council Directive 2006/112/EC).',
@@ -189,6 +197,9 @@ const notesByLanguage = {
     shipping: 'Shipping',
     customer: 'Customer',
     credit: (n: string, d: string) => `Credit note for invoice ${n} of ${d}.`,
+    paid: 'Paid.',
+    payNow: 'Payable immediately without deduction.',
+    refund: (a: string) => `The amount of ${a} will be refunded.`,
   },
 };
 
@@ -361,7 +372,7 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
         sku: m.line.sku ?? '',
         quantity: m.line.quantity,
         grossUnit: m.grossUnit,
-        netUnitPrice: unitPrice(net, m.line.quantity),
+        ...linePrice(net, m.line.quantity),
         net,
         category: g.category,
         rate: g.rate,
@@ -385,7 +396,12 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
   const taxBasis = lineTotal + chargeTotal;
   const taxTotal = vat.reduce((a, v) => a + v.tax, 0n);
   const grandTotal = taxBasis + taxTotal;
-  const paid = sign * toCents(order.paidAmount ?? '0');
+  // A credit order's paid_amount is the credit refunded, whatever its sign: lib/order refuses a
+  // negative paid_amount (so 32.72 refunds a credit order of -32.72) and stores is_paid's as the
+  // invoice_amount (-32.72); both are 32.72 paid of the credit note's positive 32.72. Flipped by
+  // the sign of the amounts, a 32.72 read as -32.72 and the credit note stated 65.44 due.
+  const paidCents = toCents(order.paidAmount ?? '0');
+  const paid = typeCode === 381 && paidCents < 0n ? -paidCents : paidCents;
   const notes: string[] = [];
   if (order.corrects) notes.push(words.credit(order.corrects.invoiceNumber, order.corrects.issueDate));
   if (reverse) notes.push(words.reverseCharge);
@@ -415,6 +431,21 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
 }
 
 /**
+ * The payment terms (BT-20; BR-CO-25 wants them where an amount is due), in the seller's language,
+ * naming the amount with `money` (the XML's '10.02 EUR', the PDF's locale). Who owes whom: an
+ * invoice's positive amount due is the buyer's to pay, a negative one (paid more than billed) the
+ * seller's to refund; a credit note's positive amount due is the credit still to be refunded. An
+ * overpaid invoice said "Zahlbar sofort ohne Abzug" beside an amount due of -10.02.
+ */
+export function paymentTerms(doc: Pick<InvoiceDocument, 'typeCode' | 'totals' | 'locale'>, money: (cents: bigint) => string): string {
+  const words = wordsFor(doc.locale);
+  const due = doc.totals.due;
+  if (due === 0n) return words.paid;
+  const owedToBuyer = doc.typeCode === 381 ? due > 0n : due < 0n;
+  return owedToBuyer ? words.refund(money(due < 0n ? -due : due)) : words.payNow;
+}
+
+/**
  * BT-81 of the payment method; a credit transfer (30, 58) names the payee's account (BR-61), so
  * without the seller's IBAN it is stated as 1, instrument not defined.
  */
@@ -423,13 +454,33 @@ function paymentMeansCode(methodId: string | null, iban: string): string {
   return (code === '58' || code === '30') && !iban ? '1' : code;
 }
 
-/** net / quantity with four decimals (half away from zero): BT-146 may have more places than money. */
-function unitPrice(net: bigint, quantity: number): string {
-  if (quantity === 0) return '0.0000';
-  const negative = net < 0n;
-  const scaled = ((negative ? -net : net) * 100n * 2n + BigInt(quantity)) / (BigInt(quantity) * 2n);
-  const text = `${scaled / 10000n}.${(scaled % 10000n).toString().padStart(4, '0')}`;
-  return negative && scaled !== 0n ? `-${text}` : text;
+/** round(n / d) half away from zero, for bigint (d > 0). */
+const roundDiv = (n: bigint, d: bigint): bigint => (n < 0n ? -((-n * 2n + d) / (d * 2n)) : (n * 2n + d) / (d * 2n));
+
+/** A scaled integer as its decimal text with `places` decimals ('-0.8319'). */
+function decimal(scaled: bigint, places: number): string {
+  const abs = scaled < 0n ? -scaled : scaled;
+  const unit = 10n ** BigInt(places);
+  return `${scaled < 0n ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(places, '0')}`;
+}
+
+/**
+ * The net price of a line (BT-146) and its base quantity (BT-149). EN 16931-1 defines the line net
+ * amount (BT-131) as BT-146 / BT-149 x BT-129, and importers recompute it (Mustang's LineCalculator
+ * rounds quantity x price / base quantity to the cent and refuses a line that differs). The price
+ * is net / quantity with four decimals where quantity x it rounds to the line net; where it does
+ * not (1000 x 0.8319 = 831.90 against 831.93), the price is the line net for the line's quantity
+ * (BT-149 = quantity), which is exact: the reviewer found 831.93, 14.71 and 126.05 so. Decision:
+ * the unit price where it is exact to the cent (most lines, and what a reader expects), the price
+ * per quantity only where it is not; more decimals would need up to 8 for a quantity of a million
+ * and none are enough for a quotient that never ends (831.93 / 7).
+ */
+export function linePrice(net: bigint, quantity: number): { netUnitPrice: string; basisQuantity: number } {
+  if (quantity === 0) return { netUnitPrice: '0.0000', basisQuantity: 1 };
+  const q = BigInt(quantity);
+  const price = roundDiv(net * 100n, q);
+  if (roundDiv(price * q, 100n) === net) return { netUnitPrice: decimal(price, 4), basisQuantity: 1 };
+  return { netUnitPrice: decimal(net, 2), basisQuantity: quantity };
 }
 
 /** Cents as the two-decimal string the XML carries. */

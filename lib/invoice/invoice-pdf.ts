@@ -17,7 +17,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import fontkit from '@pdf-lib/fontkit';
 import { AFRelationship, PDFDocument, PDFFont, PDFHexString, PDFName, PDFPage, PDFString, rgb } from 'pdf-lib';
-import { amount, InvoiceAddress, InvoiceDocument, percent } from './invoice-document';
+import { amount, InvoiceAddress, InvoiceDocument, paymentTerms, percent } from './invoice-document';
 
 /** The embedded XML's file name Factur-X prescribes (ZUGFeRD 2.x uses the same). */
 export const facturxFileName = 'factur-x.xml';
@@ -126,6 +126,7 @@ const words = {
     taxNumber: 'Steuernummer',
     refers: 'Bezieht sich auf Rechnung',
     page: 'Seite',
+    per: (price: string, quantity: number) => `${price} je ${quantity}`,
   },
   en: {
     invoice: 'Invoice',
@@ -158,12 +159,18 @@ const words = {
     taxNumber: 'Tax number',
     refers: 'Refers to invoice',
     page: 'Page',
+    per: (price: string, quantity: number) => `${price} per ${quantity}`,
   },
 };
 
 const formatCache = new Map<string, ReturnType<typeof makeFormats>>();
 
-/** Money and dates in the seller's locale (numbers as the seller's customers read them); Intl formats made once per locale and currency. */
+/**
+ * Money and dates in the seller's locale (numbers as the seller's customers read them); Intl formats
+ * made once per locale and currency. Money has the XML's two decimals in every currency (Kontor
+ * keeps money to the cent, lib/http): with the currency's own digits a forint or yen invoice
+ * showed its XML's 38647.06 as "38.647 HUF" and its column added up to a forint more than its total.
+ */
 function formats(doc: InvoiceDocument) {
   const key = `${doc.locale}|${doc.currency}`;
   let f = formatCache.get(key);
@@ -176,7 +183,7 @@ function formats(doc: InvoiceDocument) {
 
 function makeFormats(doc: InvoiceDocument) {
   const locale = safeLocale(doc.locale);
-  const money = new Intl.NumberFormat(locale, { style: 'currency', currency: doc.currency });
+  const money = new Intl.NumberFormat(locale, { style: 'currency', currency: doc.currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
   const unit = new Intl.NumberFormat(locale, { style: 'currency', currency: doc.currency, minimumFractionDigits: 2, maximumFractionDigits: 4 });
   const rate = new Intl.NumberFormat(locale, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
   const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
@@ -385,7 +392,9 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
     if (c.pages.length !== before) header();
     c.text(String(l.id), cols.pos, c.y, 9);
     c.right(String(l.quantity), cols.qty, c.y, 9, regular, room.qty);
-    c.right(f.price(l.netUnitPrice), cols.unit, c.y, 9, regular, room.unit);
+    // The price as the XML states it (BT-146 for BT-149 units): a line's own price reads "831,93 € je 1000".
+    const price = f.price(l.netUnitPrice);
+    c.right(l.basisQuantity === 1 ? price : w.per(price, l.basisQuantity), cols.unit, c.y, 9, regular, room.unit);
     c.right(`${f.rate(l.rate)} %`, cols.vat, c.y, 9, regular, room.vat);
     c.right(f.money(l.net), cols.net, c.y, 9, regular, room.net);
     for (const part of name) {
@@ -438,7 +447,7 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   c.y -= 8;
 
   // Payment and the notes the law asks for.
-  const below: string[] = [];
+  const below: string[] = [paymentTerms(doc, f.money)];
   if (doc.paymentMethod.name) below.push(`${w.payment}: ${doc.paymentMethod.name}`);
   if (doc.payee.iban) below.push(`IBAN ${doc.payee.iban}${doc.payee.bic ? ` · BIC ${doc.payee.bic}` : ''}`);
   below.push(...doc.notes);

@@ -2,7 +2,7 @@
  * EN 16931 business rules our invoices touch, checked on the CII XML as a receiver reads it:
  * written from the standard's rule list (EN 16931-1:2017, 6.4: BR-01..BR-16, BR-21..BR-27, BR-45..
  * BR-48, BR-55, BR-57, BR-CO-09, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
- * -09, -10), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
+ * -09, -10) and BT-131 as the standard defines it (quantity x net price / base quantity, to the cent), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
  * lib/invoice. The official CEN validation XSLT runs under Debian's Saxon-HE (libsaxonhe-java)
  * but is not in ../shared/, so the suite cannot run it (it was run by hand, lib/invoice README);
  * these checks stand in for it, including the rules it
@@ -69,6 +69,13 @@ function vatOf(basis: bigint, rate: bigint): bigint {
   return negative ? -rounded : rounded;
 }
 
+/** A value in 1e-6 units rounded to the cent, half away from zero. */
+function roundToCent(u: bigint): bigint {
+  const negative = u < 0n;
+  const rounded = (((negative ? -u : u) + 5000n) / 10000n) * 10000n;
+  return negative ? -rounded : rounded;
+}
+
 const key = (category: string, rate: string) => `${category}:${rate === '' ? '' : units(rate)}`;
 
 /** Every violation of the rules listed above in one CII D16B invoice. */
@@ -129,6 +136,16 @@ export function checkEn16931(xml: string): Violation[] {
     const price = str(at(line, 'SpecifiedLineTradeAgreement', 'NetPriceProductTradePrice', 'ChargeAmount'));
     if (!price) fail('BR-26', `line ${id}: no net price (BT-146)`);
     else if (units(price) < 0n) fail('BR-27', `line ${id}: negative net price ${price}`);
+    else if (net && str(quantity)) {
+      // EN 16931-1 defines BT-131 as BT-146 / BT-149 x BT-129 (+ line charges - line allowances);
+      // importers (Mustang's LineCalculator) recompute it and refuse a line that differs.
+      const basis = str(at(line, 'SpecifiedLineTradeAgreement', 'NetPriceProductTradePrice', 'BasisQuantity')) || '1';
+      let adjust = 0n;
+      for (const ac of list(at(line, 'SpecifiedLineTradeSettlement', 'SpecifiedTradeAllowanceCharge')))
+        adjust += (str(at(ac, 'ChargeIndicator', 'Indicator')) === 'true' ? 1n : -1n) * units(str(at(ac, 'ActualAmount')));
+      const computed = roundToCent((units(str(quantity)) * units(price)) / units(basis)) + adjust;
+      if (computed !== units(net)) fail('BT-131', `line ${id}: ${str(quantity)} x ${price} / ${basis} is ${show(computed)}, not its net amount ${net}`);
+    }
     const tax = at(line, 'SpecifiedLineTradeSettlement', 'ApplicableTradeTax');
     const category = str(at(tax, 'CategoryCode'));
     const rate = str(at(tax, 'RateApplicablePercent'));

@@ -2,7 +2,8 @@
  * Issue 35, point 4: the reading code that checks our PDFs, run over four genuine Factur-X /
  * ZUGFeRD invoices others produced (../shared/samples/einvoice/, SOURCES.md): it finds their XML
  * (also inside a compressed object stream), their AFRelationship and XMP, and reads the type code
- * and totals SOURCES.md states; xmllint and the EN 16931 rule checks agree with the three CII D16B ones.
+ * and totals SOURCES.md states; xmllint and the EN 16931 rule checks agree with the three CII D16B ones
+ * (but FNFE's line net amount, which is not its quantity x price).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +34,9 @@ const samples = [
     grandTotal: '233.47',
     taxTotal: '14.99',
     preceding: 'FA-2017-0010',
+    // Its line 1 states 5 x 4.10 (a gross 4.55 less 10 %, 4.095, rounded) as 20.48: Mustang's
+    // LineCalculator recomputes 20.50 and refuses it (one more reason it may sit under fail/).
+    breaks: ['BT-131'],
   },
   {
     file: 'akretion__invoice_EN16931.pdf',
@@ -79,7 +83,7 @@ describe('invoices: the reader over genuine Factur-X / ZUGFeRD samples (issue 35
         expect(read.facturx).to.deep.equal({ documentFileName: 'factur-x.xml', conformanceLevel: 'EN 16931', version: '1.0' });
         const xml = Buffer.from(read.invoiceFile!.bytes).toString('utf8');
         expect(xmllint(xml).code, xmllint(xml).output).to.equal(0);
-        expect(checkEn16931(xml)).to.deep.equal([]);
+        expect(checkEn16931(xml).map((v) => v.rule)).to.deep.equal(s.breaks ?? []);
       } else expect(read.facturx).to.equal(null);
     });
   }
