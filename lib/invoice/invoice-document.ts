@@ -12,8 +12,18 @@
  */
 import { fromCents, toCents } from '../order';
 
-/** UNTDID 5305 VAT category codes used here. */
-export type VatCategory = 'S' | 'Z' | 'E' | 'AE';
+/**
+ * UNTDID 5305 VAT category codes used here: S standard rate, Z zero rate, E exempt (small
+ * business), K intra-Community supply of goods, G export outside the EU.
+ */
+export type VatCategory = 'S' | 'Z' | 'E' | 'K' | 'G';
+
+/**
+ * How an invoice taxes its lines (vatRegime): by each line's rate (domestic: S, or Z at 0 %), no
+ * VAT as a small business (E), an intra-Community supply of goods (K), or an export outside the
+ * EU, whose lines without VAT are G (a line the seller charged VAT on stays S).
+ */
+export type VatRegime = 'domestic' | 'small_business' | 'intra_eu' | 'export';
 
 /** 380 commercial invoice, 381 credit note (UNTDID 1001). */
 export type TypeCode = 380 | 381;
@@ -71,9 +81,12 @@ export interface InvoiceOrder {
   customerNumber: string | null;
   buyer: InvoiceParty;
   shipTo: InvoiceAddress | null;
+  /** tax: the VAT percent the price includes; a line without one is refused before planning (invoice-requirements.ts). */
   lines: { position: number; name: string | null; sku: string | null; quantity: number; price: string | null; tax: string | null }[];
   /** For a credit note: the invoice it corrects (the credit.main_id order's). */
   corrects: { invoiceNumber: string; issueDate: string } | null;
+  /** A credit note's: the credited invoice's (invoice.service.ts mirrors it); else vatRegime's. */
+  regime?: VatRegime;
 }
 
 export interface DocumentLine {
@@ -113,9 +126,9 @@ export interface VatBreakdown {
   rate: number;
   basis: bigint;
   tax: bigint;
-  /** BT-120, required for E and AE. */
+  /** BT-120, required for E, K and G (BR-E-10, BR-IC-10, BR-G-10). */
   exemptionReason: string;
-  /** BT-121 (VATEX), for AE. */
+  /** BT-121 (VATEX): VATEX-EU-IC for K, VATEX-EU-G for G. */
   exemptionCode: string;
 }
 
@@ -162,8 +175,13 @@ export interface InvoiceDocument {
   corrects: { invoiceNumber: string; issueDate: string } | null;
 }
 
-/** EU member states (ISO 3166-1 alpha-2; Greece as GR, its VAT prefix EL): reverse charge applies between two of them. */
-const euCountries = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '));
+/**
+ * Where goods move inside the EU's VAT area (ISO 3166-1 alpha-2; Greece as GR, its VAT prefix EL):
+ * the member states, and Northern Ireland (XI), which for goods is treated as one (Windsor
+ * Framework; its traders' VAT ids start with XI). Goods sent from one of them to another are an
+ * intra-Community supply, to anywhere else an export.
+ */
+const euGoods = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK XI'.split(' '));
 
 /** UNTDID 4461 payment means of the payment methods (GET system/payment_method/); 1 = not defined. */
 const paymentMeansCodes: Record<string, string> = {
@@ -180,9 +198,25 @@ const paymentMeansCodes: Record<string, string> = {
   payment_provider: '68',
 };
 
+/**
+ * The exemption notes (BT-120, and BT-22 on the document) of K and G: the VAT Directive's article,
+ * and for a German seller the UStG's (§ 14 (4) 8 UStG asks an exempt supply's invoice to say why;
+ * § 14a (3) both VAT ids for an intra-Community supply, which the parties state).
+ */
+const exemptionNotes = {
+  de: {
+    intraEu: (german: boolean) => `Steuerfreie innergemeinschaftliche Lieferung (Art. 138 MwStSystRL${german ? '; § 4 Nr. 1b, § 6a UStG' : ''}).`,
+    export: (german: boolean) => `Steuerfreie Ausfuhrlieferung (Art. 146 MwStSystRL${german ? '; § 4 Nr. 1a, § 6 UStG' : ''}).`,
+  },
+  en: {
+    intraEu: (german: boolean) =>
+      `Tax-exempt intra-Community supply of goods (Art. 138 Council Directive 2006/112/EC${german ? '; German § 4 No. 1b, § 6a UStG' : ''}).`,
+    export: (german: boolean) => `Tax-exempt export outside the EU (Art. 146 Council Directive 2006/112/EC${german ? '; German § 4 No. 1a, § 6 UStG' : ''}).`,
+  },
+};
+
 const notesByLanguage = {
   de: {
-    reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers (Reverse Charge, Art. 196 MwStSystRL).',
     smallBusiness: 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet (Kleinunternehmer).',
     shipping: 'Versand',
     customer: 'Kunde',
@@ -192,7 +226,6 @@ const notesByLanguage = {
     refund: (a: string) => `Der Betrag von ${a} wird erstattet.`,
   },
   en: {
-    reverseCharge: 'Reverse charge: VAT is due by the recipient (Art. 196 Council Directive 2006/112/EC).',
     smallBusiness: 'No VAT charged: small business exemption (German § 19 UStG).',
     shipping: 'Shipping',
     customer: 'Customer',
@@ -206,9 +239,14 @@ const notesByLanguage = {
 /** The language of the notes: German for a German locale, English otherwise. */
 const wordsFor = (locale: string) => (locale.toLowerCase().startsWith('de') ? notesByLanguage.de : notesByLanguage.en);
 
-/** A percent string ('19', '7.00', '19,5') as hundredths of a percent; 0 when absent. */
+/**
+ * A percent string ('19', '7.00', '19,5', '0') as hundredths of a percent. A line without one is
+ * not planned: read as 0, an eBay order's line (its tax left empty on purpose) was invoiced Z 0 %
+ * and the seller's 19 % VAT went unstated on a document that never changes (found by a reviewer).
+ * invoice.service.ts takes the linked stock item's rate, invoice-requirements.ts refuses the rest.
+ */
 export function rateOf(tax: string | null): number {
-  if (!tax) return 0;
+  if (tax === null || tax.trim() === '') throw new Error('a line without VAT rate reached planInvoice: invoice-requirements refuses such an order');
   return Number(toCents(tax.replace(',', '.')));
 }
 
@@ -306,11 +344,27 @@ export function vatIdentifier(raw: string, countryIso2: string): string {
   return `${countryIso2 === 'GR' ? 'EL' : countryIso2}${id}`;
 }
 
-/** Whether the buyer pays the VAT (reverse charge): a business buyer with a VAT id in another EU state than the seller's. */
-export function isReverseCharge(seller: SellerInvoiceSettings, buyer: InvoiceParty): boolean {
+/** Where the goods go (BT-80): the delivery address's country, else the buyer's. */
+export const deliveryCountry = (order: Pick<InvoiceOrder, 'shipTo' | 'buyer'>): string =>
+  (order.shipTo?.countryIso2 || order.buyer.address.countryIso2).toUpperCase();
+
+/**
+ * How the seller's invoice to this buyer, of goods sent to `deliverTo`, is taxed (decision,
+ * lib/invoice README "VAT categories"). Kontor sells goods, so a supply to another EU state is
+ * K, not AE (the reverse charge of services, Art. 196): an intra-Community supply (Art. 138 of the
+ * VAT Directive, § 4 Nr. 1b / § 6a UStG) when the seller has a VAT id (BR-IC-02), the goods go from
+ * the seller's EU state to another (BR-IC-12 states that country) and the buyer has a VAT id not
+ * of the seller's state. Goods sent outside the EU are an export (Art. 146, § 4 Nr. 1a / § 6 UStG)
+ * when the seller has a VAT id (BR-G-02); without one they stay domestic, Z at 0 %.
+ */
+export function vatRegime(seller: SellerInvoiceSettings, buyer: InvoiceParty, deliverTo: string): VatRegime {
+  if (seller.smallBusiness) return 'small_business';
   const from = seller.party.address.countryIso2;
-  const to = buyer.address.countryIso2;
-  return !seller.smallBusiness && seller.party.vatId !== '' && buyer.vatId !== '' && euCountries.has(from) && euCountries.has(to) && from !== to;
+  if (!seller.party.vatId.trim() || !euGoods.has(from) || !deliverTo) return 'domestic';
+  if (!euGoods.has(deliverTo)) return 'export';
+  const buyerId = vatIdentifier(buyer.vatId, buyer.address.countryIso2);
+  const issuedIn = buyerId.slice(0, 2) === 'EL' ? 'GR' : buyerId.slice(0, 2);
+  return deliverTo !== from && buyerId !== '' && issuedIn !== from ? 'intra_eu' : 'domestic';
 }
 
 /**
@@ -322,15 +376,29 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
   const words = wordsFor(seller.locale);
   const typeCode: TypeCode = order.corrects ? 381 : 380;
   const sign = typeCode === 381 && toCents(order.invoiceAmount) < 0n ? -1n : 1n;
-  const reverse = isReverseCharge(seller, order.buyer);
+  const regime = order.regime ?? vatRegime(seller, order.buyer, deliveryCountry(order));
   const categoryOf = (rate: number): { category: VatCategory; rate: number } =>
-    seller.smallBusiness ? { category: 'E', rate: 0 } : reverse ? { category: 'AE', rate: 0 } : rate > 0 ? { category: 'S', rate } : { category: 'Z', rate: 0 };
+    regime === 'small_business'
+      ? { category: 'E', rate: 0 }
+      : regime === 'intra_eu'
+        ? { category: 'K', rate: 0 }
+        : rate > 0
+          ? { category: 'S', rate }
+          : { category: regime === 'export' ? 'G' : 'Z', rate: 0 };
+  const germanLaw = seller.party.address.countryIso2 === 'DE';
+  const exempt = seller.locale.toLowerCase().startsWith('de') ? exemptionNotes.de : exemptionNotes.en;
+  const exemptionOf = (category: VatCategory): { exemptionReason: string; exemptionCode: string } =>
+    category === 'K'
+      ? { exemptionReason: exempt.intraEu(germanLaw), exemptionCode: 'VATEX-EU-IC' }
+      : category === 'G'
+        ? { exemptionReason: exempt.export(germanLaw), exemptionCode: 'VATEX-EU-G' }
+        : { exemptionReason: category === 'E' ? words.smallBusiness : '', exemptionCode: '' };
 
   // BR-16: an invoice has at least one line. An order without lines bills its shipping fee (or
   // nothing) as its one line, at the VAT a charge without lines would have had.
   const orderLines = order.lines.length
     ? order.lines
-    : [{ position: 1, name: words.shipping, sku: null, quantity: 1, price: order.shippingFee ?? '0', tax: null }];
+    : [{ position: 1, name: words.shipping, sku: null, quantity: 1, price: order.shippingFee ?? '0', tax: '0' }];
   const shippingFee = order.lines.length ? order.shippingFee : null;
   const lines = orderLines.map((l) => {
     const grossUnit = sign * toCents(l.price ?? '0');
@@ -385,8 +453,7 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
       rate: g.rate,
       basis,
       tax,
-      exemptionReason: g.category === 'AE' ? words.reverseCharge : g.category === 'E' ? words.smallBusiness : '',
-      exemptionCode: g.category === 'AE' ? 'VATEX-EU-AE' : '',
+      ...exemptionOf(g.category),
     });
   });
   docLines.sort((a, b) => a.id - b.id);
@@ -404,8 +471,8 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
   const paid = typeCode === 381 && paidCents < 0n ? -paidCents : paidCents;
   const notes: string[] = [];
   if (order.corrects) notes.push(words.credit(order.corrects.invoiceNumber, order.corrects.issueDate));
-  if (reverse) notes.push(words.reverseCharge);
-  if (seller.smallBusiness) notes.push(words.smallBusiness);
+  // The exemption notes of the breakdown (K, G, E) on the document too (BT-22, and the PDF's notes).
+  for (const v of vat) if (v.exemptionReason && !notes.includes(v.exemptionReason)) notes.push(v.exemptionReason);
   return {
     typeCode,
     number: order.invoiceNumber,
@@ -417,7 +484,8 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
     seller: { ...seller.party, vatId: vatIdentifier(seller.party.vatId, seller.party.address.countryIso2) },
     buyer: { ...order.buyer, vatId: vatIdentifier(order.buyer.vatId, order.buyer.address.countryIso2), address: buyerAddress(order, words.customer) },
     customerNumber: order.customerNumber ?? '',
-    shipTo: order.shipTo ? address(order.shipTo) : null,
+    // BR-IC-12: an intra-Community supply states where the goods went; without a delivery address, to the buyer.
+    shipTo: order.shipTo ? address(order.shipTo) : regime === 'intra_eu' ? buyerAddress(order, words.customer) : null,
     lines: docLines,
     charges,
     vat,

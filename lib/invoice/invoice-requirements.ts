@@ -5,13 +5,18 @@
  * invoice, but a refusal naming what to set, and the invoice when it is set.
  */
 import { domainError } from '../errors';
-import type { InvoiceDocument, SellerInvoiceSettings } from './invoice-document';
+import { cenCountries, cenCurrencies } from './invoice-code-lists';
+import type { InvoiceDocument, InvoiceOrder, SellerInvoiceSettings } from './invoice-document';
 
-/** A fact an invoice needs and lacks: the field as a client reads it (or the other that would do), and the rule that asks for it. */
+/**
+ * A fact an invoice needs and lacks: the field as a client reads it (or the other that would do),
+ * and the rule that asks for it; `outside` is a value given that the rule's code list has not.
+ */
 export interface MissingFact {
   field: string;
   orField?: string;
   rule: string;
+  outside?: string;
 }
 
 type Need = { value: string } & MissingFact;
@@ -28,6 +33,7 @@ const absent = (needs: Need[]): MissingFact[] => needs.filter((n) => !n.value.tr
  */
 export function missingSellerFacts(seller: SellerInvoiceSettings): MissingFact[] {
   const a = seller.party.address;
+  const country = outsideList(a.countryIso2, cenCountries, 'user.address.country_iso2', 'BR-CL-14');
   return absent([
     { value: a.name, field: 'user.address.name', rule: 'BR-06' },
     { value: a.street, field: 'user.address.street', rule: 'BR-08' },
@@ -39,7 +45,36 @@ export function missingSellerFacts(seller: SellerInvoiceSettings): MissingFact[]
       orField: 'user.settings.invoice.tax_number',
       rule: 'BR-S-02',
     },
-  ]);
+  ]).concat(country);
+}
+
+/** The fact of a code given that EN 16931's code list (invoice-code-lists.ts) has not; none for an empty one. */
+function outsideList(code: string, codes: ReadonlySet<string>, field: string, rule: string): MissingFact[] {
+  const given = code.trim().toUpperCase();
+  return given && !codes.has(given) ? [{ field, rule, outside: given }] : [];
+}
+
+/**
+ * What the order must state for its invoice (the seller's facts are above): each line's VAT rate,
+ * and a currency and countries of EN 16931's code lists.
+ * - **A line without tax** (null: the channel mappers leave it empty on purpose, a client may) is
+ *   invoiced at its stock item's rate (invoice.service.ts fills it in before this check); one with
+ *   neither is refused, naming `order.line[i].tax`: read as 0 it was invoiced Z 0 % and its VAT went
+ *   unstated on a document that never changes (BR-CO-04 wants each line's VAT category; § 14 (4) 8
+ *   UStG its rate). A line sent with tax 0 is 0 %.
+ * - **Currency and countries** outside the code lists of the CEN validation (BR-CL-04 the invoice
+ *   currency, BR-CL-14 every country code: XK, BGN, STN were issued and refused by every validator).
+ * `buyer` false for a credit order before its issue: its buyer is the credited invoice's, mirrored
+ * when it is issued (invoice.service.ts) and checked then.
+ */
+export function missingOrderFacts(order: Pick<InvoiceOrder, 'lines' | 'currency' | 'buyer' | 'shipTo'>, buyer = true): MissingFact[] {
+  const lines = order.lines.flatMap((l, i) => (l.tax === null || l.tax.trim() === '' ? [{ field: `order.line[${i}].tax`, rule: 'BR-CO-04' }] : []));
+  return [
+    ...lines,
+    ...outsideList(order.currency, cenCurrencies, 'order.currency_id', 'BR-CL-04'),
+    ...(buyer ? outsideList(order.buyer.address.countryIso2, cenCountries, 'order.customer.address.country_iso2', 'BR-CL-14') : []),
+    ...(buyer && order.shipTo ? outsideList(order.shipTo.countryIso2, cenCountries, 'order.shipping.address.country_iso2', 'BR-CL-14') : []),
+  ];
 }
 
 /**
@@ -70,13 +105,18 @@ const meansXrechnungCannotState: Record<string, string> = { '54': 'BR-DE-24-a', 
 
 const named = (f: MissingFact) => (f.orField ? `${f.field} or ${f.orField}` : f.field);
 
+/** What is wrong with the fact, after its rule: a code outside the list, else nothing (it is missing). */
+const outsideNote = (f: MissingFact) => (f.outside ? ` ${f.outside}, not in EN 16931's code list` : '');
+
 /** "user.address.street (BR-08), ..." for a refusal's description. */
-export const listMissing = (facts: MissingFact[]) => facts.map((f) => `${named(f)} (${f.rule})`).join(', ');
+export const listMissing = (facts: MissingFact[]) => facts.map((f) => `${named(f)} (${f.rule})${outsideNote(f)}`).join(', ');
 
 /** One error item of POST order/{order_id}/invoice/'s 400 for a fact the seller lacks. */
 const errorItem = (f: MissingFact) => ({
   error: 'seller_details_missing' as const,
-  description: `an invoice states the seller's ${named(f).replace(/user\./g, '')} (EN 16931 ${f.rule}), which the account lacks: the address is set by support, settings.invoice by POST admin/user/`,
+  description: f.outside
+    ? `an invoice states the seller's ${named(f).replace(/user\./g, '')} from EN 16931's code list (${f.rule}), and ${f.outside} is not in it: the address is set by support`
+    : `an invoice states the seller's ${named(f).replace(/user\./g, '')} (EN 16931 ${f.rule}), which the account lacks: the address is set by support, settings.invoice by POST admin/user/`,
   code: 400,
   field: f.field,
 });
@@ -85,4 +125,24 @@ const errorItem = (f: MissingFact) => ({
 export function sellerDetailsMissing(first: MissingFact, rest: MissingFact[]) {
   const { description, field } = errorItem(first);
   return domainError('seller_details_missing', description, { field, more: rest.map(errorItem) });
+}
+
+/** What the order lacks for its invoice, in a refusal's words (the job's reason, GET's 404). */
+export const orderFactsReason = (orderId: string, facts: MissingFact[]) =>
+  `order ${orderId}'s invoice needs ${listMissing(facts)}: set them with POST order/${orderId}/ (a line's tax also by its stock item's tax), then POST order/${orderId}/invoice/`;
+
+/** One error item of POST order/{order_id}/invoice/'s 400 for a fact the order lacks. */
+const orderErrorItem = (f: MissingFact) => ({
+  error: 'invalid_field' as const,
+  description: f.outside
+    ? `${f.field} is ${f.outside}, which is not in EN 16931's code list (${f.rule}): every validator refuses such an invoice, and an issued invoice never changes`
+    : `${f.field} is empty and the line's stock item has no tax: an invoice states each line's VAT rate (EN 16931 ${f.rule}); set the line's tax (0 for none) or link it to an item with one`,
+  code: 400,
+  field: f.field,
+});
+
+/** The 400 of POST order/{order_id}/invoice/ for an order that lacks facts: an invalid_field item per fact. */
+export function orderDetailsMissing(first: MissingFact, rest: MissingFact[]) {
+  const { description, field } = orderErrorItem(first);
+  return domainError('invalid_field', description, { field, more: rest.map(orderErrorItem) });
 }

@@ -16,12 +16,32 @@ import { log } from '../log';
 import { invoiceNumberIn, setBillUrlIn, fromCents, toCents, orderRepository, OrderReadRow } from '../order';
 import { addToOutbox } from '../queue';
 import { paymentMethodRepository } from '../reference';
+import { stockTaxes } from '../stock';
 import { renderCii } from './invoice-cii';
-import { InvoiceAddress, InvoiceDocument, InvoiceOrder, InvoiceParty, invoiceAddress, planInvoice, SellerInvoiceSettings } from './invoice-document';
+import { creditedRegime, readCreditedBuyer } from './invoice-credited';
+import {
+  deliveryCountry,
+  InvoiceAddress,
+  InvoiceDocument,
+  InvoiceOrder,
+  InvoiceParty,
+  invoiceAddress,
+  planInvoice,
+  SellerInvoiceSettings,
+  vatRegime,
+} from './invoice-document';
 import { pdfAssets, renderPdf } from './invoice-pdf';
 import { invoiceStorage } from './invoice-storage.config';
 import { invoiceRepository, InvoiceRow } from './invoice.repository';
-import { listMissing, missingSellerFacts, missingXrechnungFacts, sellerDetailsMissing } from './invoice-requirements';
+import {
+  listMissing,
+  missingOrderFacts,
+  missingSellerFacts,
+  missingXrechnungFacts,
+  orderDetailsMissing,
+  orderFactsReason,
+  sellerDetailsMissing,
+} from './invoice-requirements';
 import { archiveKey } from './invoice-storage';
 
 /** What issuing did for one order (the job's result). */
@@ -79,7 +99,12 @@ export async function sellerSettings(accountId: number): Promise<SellerInvoiceSe
   };
 }
 
-/** The order as the invoice reads it; a buyer without a country is taken to live in the seller's (a domestic sale), a delivery address without one in the buyer's. */
+/**
+ * The order as the invoice reads it; a buyer without a country is taken to live in the seller's (a
+ * domestic sale), a delivery address without one in the buyer's. A line without tax takes its
+ * stock item's (decision, README "VAT categories"): read when the invoice is issued, from the item
+ * as it is then; a line with neither keeps null and invoice-requirements refuses the invoice.
+ */
 async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, corrects: InvoiceOrder['corrects']): Promise<InvoiceOrder> {
   const customer = order.customer ?? {};
   const shipping = order.shipping ?? {};
@@ -92,6 +117,10 @@ async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, 
   if (shipTo && !shipTo.countryIso2) shipTo.countryIso2 = billing.countryIso2;
   const buyer: InvoiceParty = { address: billing, vatId: text(customer.vat_id).replace(/\s+/g, ''), taxNumber: '', email: order.customer_email ?? '' };
   const method = order.payment_method_id ? await paymentMethodRepository.get(order.payment_method_id) : undefined;
+  const untaxed = order.lines.filter((l) => (l.tax === null || l.tax.trim() === '') && l.stock_id !== null).map((l) => l.stock_id!);
+  const itemTaxes = await stockTaxes(order.account_id, untaxed);
+  const taxOf = (l: OrderReadRow['lines'][number]) =>
+    l.tax === null || l.tax.trim() === '' ? (l.stock_id !== null && itemTaxes.get(l.stock_id)) || null : l.tax;
   return {
     id: order.id,
     invoiceNumber: String(order.invoice_number),
@@ -106,7 +135,7 @@ async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, 
     customerNumber: order.customer_number,
     buyer,
     shipTo: shipTo && (shipTo.name || shipTo.street || shipTo.city) ? shipTo : null,
-    lines: order.lines.map((l) => ({ position: l.position, name: l.name, sku: l.sku, quantity: l.quantity, price: l.price, tax: l.tax })),
+    lines: order.lines.map((l) => ({ position: l.position, name: l.name, sku: l.sku, quantity: l.quantity, price: l.price, tax: taxOf(l) })),
     corrects,
   };
 }
@@ -116,6 +145,30 @@ function deliveryDateOf(order: OrderReadRow): string {
   const given = text((order.shipping ?? {}).date);
   if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return given;
   return order.shipped_date ? order.shipped_date.toISOString().slice(0, 10) : '';
+}
+
+/**
+ * A credit order as its credit note reads it: with the buyer, delivery address and tax treatment
+ * of the invoice it credits (decision, README "Credit notes"; invoice-credited.ts), read from that
+ * invoice's archived XML, or, not issued yet, from the credited order as its invoice will read it.
+ */
+async function mirrorCredited(accountId: number, credit: InvoiceOrder, main: OrderReadRow, seller: SellerInvoiceSettings): Promise<InvoiceOrder> {
+  const issued = await invoiceRepository.byOrder(db(), accountId, main.internal_id);
+  if (!issued) {
+    const of = await invoiceOrder(main, seller, null);
+    return { ...credit, buyer: of.buyer, shipTo: of.shipTo, customerNumber: of.customerNumber, regime: vatRegime(seller, of.buyer, deliveryCountry(of)) };
+  }
+  const xml = await invoiceStorage().get(issued.xml_key);
+  // The archive is what was issued: without it the credit note cannot say what it corrects (the job is retried).
+  if (!xml) throw new Error(`the archived XML ${issued.xml_key} of invoice ${issued.invoice_number} is missing`);
+  const read = readCreditedBuyer(xml.toString('utf8'));
+  const mirrored = { buyer: read.buyer, shipTo: read.shipTo };
+  return {
+    ...credit,
+    ...mirrored,
+    customerNumber: read.customerNumber || credit.customerNumber,
+    regime: creditedRegime(read.categories, vatRegime(seller, read.buyer, deliveryCountry(mirrored))),
+  };
 }
 
 /** The URL bill_url holds: our GET order/{order_id}/invoice/, served under the seller's authorization. */
@@ -191,8 +244,9 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   let corrects: InvoiceOrder['corrects'] = null;
   let limit: CreditLimit | undefined;
   let creditAmount = 0n;
+  let main: OrderReadRow | undefined;
   if (order.credit_main_id) {
-    const main = await orderRepository.get(scope, order.credit_main_id);
+    main = await orderRepository.get(scope, order.credit_main_id);
     if (!main || main.invoice_number === null)
       return {
         order_id: orderId,
@@ -206,7 +260,15 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   }
 
   let t = performance.now();
-  const doc = planInvoice(await invoiceOrder(order, seller, corrects), seller);
+  const own = await invoiceOrder(order, seller, corrects);
+  const io = main ? await mirrorCredited(accountId, own, main, seller) : own;
+  const missing = missingOrderFacts(io);
+  if (missing.length) {
+    // Like a seller's missing facts: the order keeps its invoice number; POST order/{order_id}/invoice/ issues it once they are set.
+    log.warn({ accountId, orderId, missing: missing.map((f) => f.field) }, 'invoice not issued: the order lacks what an invoice states');
+    return { order_id: orderId, status: 'refused', reason: orderFactsReason(orderId, missing) };
+  }
+  const doc = planInvoice(io, seller);
   if (limit && corrects) {
     // Decision (README "Credit notes"): a credit note states the credited invoice's currency. Its
     // amounts are compared with that invoice's in cents; a credit order in USD of an invoice in EUR
@@ -315,8 +377,14 @@ export async function requestInvoice(caller: Caller, orderId: string): Promise<s
       );
   }
   // An order issued before keeps its invoice whatever the settings say now; the job answers issued_before.
-  const [missing, ...more] = order.bill_url ? [] : missingSellerFacts(await sellerSettings(caller.accountId));
-  if (missing) throw sellerDetailsMissing(missing, more);
+  if (!order.bill_url) {
+    const seller = await sellerSettings(caller.accountId);
+    const [missing, ...more] = missingSellerFacts(seller);
+    if (missing) throw sellerDetailsMissing(missing, more);
+    // A credit order's buyer is the credited invoice's: checked when it is mirrored, at issue.
+    const [lacking, ...rest] = missingOrderFacts(await invoiceOrder(order, seller, null), !order.credit_main_id);
+    if (lacking) throw orderDetailsMissing(lacking, rest);
+  }
   return transaction(async (trx) => {
     await invoiceNumberIn(trx, caller, orderId);
     return addToOutbox(trx, caller.accountId, 'invoice.issue', { accountId: caller.accountId, orderIds: [orderId] });
@@ -371,8 +439,11 @@ export async function invoiceLink(caller: Caller, orderId: string, format: Invoi
 
 /** The 404's description for an order without invoice: what the seller lacks, if that is why. */
 async function whyNoInvoice(accountId: number, order: OrderReadRow): Promise<string> {
-  const missing = order.invoice_number === null ? [] : missingSellerFacts(await sellerSettings(accountId));
+  const seller = order.invoice_number === null ? undefined : await sellerSettings(accountId);
+  const missing = seller ? missingSellerFacts(seller) : [];
   if (missing.length)
     return `order ${order.id} has no invoice: the seller's invoices need ${listMissing(missing)}; once they are set, POST order/${order.id}/invoice/ issues it`;
+  const lacking = seller ? missingOrderFacts(await invoiceOrder(order, seller, null), !order.credit_main_id) : [];
+  if (lacking.length) return `order ${order.id} has no invoice: ${orderFactsReason(order.id, lacking)}`;
   return `order ${order.id} has no invoice issued yet (it is issued when the order is paid, or by POST order/${order.id}/invoice/)`;
 }

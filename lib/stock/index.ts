@@ -25,6 +25,7 @@ export type { StockChange } from './stock-quantity';
 export { matchAlignRefs, matchStockRefs, stockIdOf } from './stock-ref';
 export type { SetPart } from './stock-ref';
 export { stockSearch } from './stock-search.repository';
+export { stockTaxes } from './stock-tax';
 export { saveShopParameter, shopParameterRepository, shopParameterSearch, shopParameterType } from './stock-shop-parameter';
 export type { ShopParameterInput } from './stock-shop-parameter';
 export { deleteStockItem, listFolders, readStock, resolvePathStockId, searchItemHistory, searchStock, updateStockItem } from './stock.service';

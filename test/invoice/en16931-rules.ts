@@ -16,6 +16,38 @@ export interface Violation {
   message: string;
 }
 
+/**
+ * Also checked beyond the list above: the rules of an intra-Community supply (K: BR-IC-01, 02, 05,
+ * 08..12) and of an export outside the EU (G: BR-G-01, 02, 05, 08..10), which the CEN validator
+ * applies to them, and the code lists of currencies and countries (BR-CL-03, 04, 14) as the CEN
+ * validation XSLT 1.3.16 (ConnectingEurope/eInvoicing-EN16931, cii/xslt/EN16931-CII-validation.xslt,
+ * last update 2026-03-30) states them in its asserts: this file's own copy, not lib/invoice's.
+ */
+const currencies = new Set(
+  (
+    'AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF ' +
+    'CLP CNH CNY COP COU CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG ' +
+    'HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK ' +
+    'MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR ' +
+    'SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STD SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW ' +
+    'UZS VES VED VND VUV WST XAF XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XTS XUA XXX YER ZAR ZMW ZWG'
+  ).split(' '),
+);
+const countries = new Set(
+  (
+    '1A AD AE AF AG AI AL AM AN AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BL BJ BM BN BO BQ BR BS BT BV BW BY BZ CA ' +
+    'CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD ' +
+    'GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI ' +
+    'KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY ' +
+    'MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG ' +
+    'SH SI SJ SK SL SM SN SO SR ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG ' +
+    'VI VN VU WF WS XI YE YT ZA ZM ZW'
+  ).split(' '),
+);
+
+/** The prefix of a VAT category's rules: "Intra-community supply" (K) has BR-IC-*, the others their code. */
+const rulesOf = (category: string) => (category === 'K' ? 'BR-IC' : `BR-${category}`);
+
 const repeated = new Set([
   'IncludedSupplyChainTradeLineItem',
   'ApplicableTradeTax',
@@ -158,10 +190,12 @@ export function checkEn16931(xml: string): Violation[] {
 
   let allowances = 0n;
   let charges = 0n;
+  const chargeCategories = new Set<string>();
   for (const ac of list(at(settlement, 'SpecifiedTradeAllowanceCharge'))) {
     const isCharge = str(at(ac, 'ChargeIndicator', 'Indicator')) === 'true';
     const amount = units(str(at(ac, 'ActualAmount')));
     const tax = at(ac, 'CategoryTradeTax');
+    chargeCategories.add(str(at(tax, 'CategoryCode')));
     const k = key(str(at(tax, 'CategoryCode')), str(at(tax, 'RateApplicablePercent')));
     if (isCharge) {
       charges += amount;
@@ -182,6 +216,19 @@ export function checkEn16931(xml: string): Violation[] {
   const taxTotals = list(at(sums, 'TaxTotalAmount'));
   const taxTotalNode = taxTotals.find((t) => str(at(t, '@currencyID')) === currency) ?? taxTotals[0];
   const taxTotal = units(str(taxTotalNode) || '0');
+  if (!currencies.has(currency)) fail('BR-CL-04', `invoice currency ${currency} is not in ISO 4217`);
+  for (const t of taxTotals) {
+    const id = str(at(t, '@currencyID'));
+    if (id && !currencies.has(id)) fail('BR-CL-03', `currencyID ${id} is not in ISO 4217`);
+  }
+  for (const [name, address] of [
+    ['seller', at(seller, 'PostalTradeAddress')],
+    ['buyer', at(buyer, 'PostalTradeAddress')],
+    ['deliver-to', shipTo],
+  ] as const) {
+    const country = str(at(address, 'CountryID'));
+    if (country && !countries.has(country)) fail('BR-CL-14', `${name} country ${country} is not in ISO 3166-1`);
+  }
   const grand = amountOf('GrandTotalAmount');
   const prepaid = amountOf('TotalPrepaidAmount');
   const rounding = amountOf('RoundingAmount');
@@ -213,15 +260,32 @@ export function checkEn16931(xml: string): Violation[] {
     broken.add(k);
     if (tax !== vatOf(basis, units(rate || '0'))) fail('BR-CO-17', `breakdown ${category} ${rate}: tax ${show(tax)} is not ${show(basis)} x ${rate} %`);
     if ((bases.get(k) ?? 0n) !== basis)
-      fail(`BR-${category}-08`, `breakdown ${category} ${rate}: taxable ${show(basis)} is not the lines and charges of it (${show(bases.get(k) ?? 0n)})`);
+      fail(`${rulesOf(category)}-08`, `breakdown ${category} ${rate}: taxable ${show(basis)} is not the lines and charges of it (${show(bases.get(k) ?? 0n)})`);
     if (category === 'S') {
       if (tax !== vatOf(basis, units(rate))) fail('BR-S-09', `breakdown S ${rate}: tax is not basis x rate`);
       if (str(at(v, 'ExemptionReason')) || str(at(v, 'ExemptionReasonCode'))) fail('BR-S-10', 'an exemption reason on a standard-rated breakdown');
     } else if (['Z', 'E', 'AE', 'K', 'G'].includes(category)) {
-      if (tax !== 0n) fail(`BR-${category}-09`, `breakdown ${category}: tax ${show(tax)} is not 0`);
+      if (tax !== 0n) fail(`${rulesOf(category)}-09`, `breakdown ${category}: tax ${show(tax)} is not 0`);
       if (['E', 'AE', 'K', 'G'].includes(category) && !str(at(v, 'ExemptionReason')) && !str(at(v, 'ExemptionReasonCode')))
-        fail(`BR-${category}-10`, `breakdown ${category}: no exemption reason`);
+        fail(`${rulesOf(category)}-10`, `breakdown ${category}: no exemption reason`);
     }
+  }
+  // K and G: their lines at 0 % (-05), one breakdown of each (-01), and an intra-Community supply's delivery date and country (BR-IC-11, 12).
+  for (const line of lines) {
+    const tax = at(line, 'SpecifiedLineTradeSettlement', 'ApplicableTradeTax');
+    const category = str(at(tax, 'CategoryCode'));
+    if (['K', 'G'].includes(category) && units(str(at(tax, 'RateApplicablePercent')) || '0') !== 0n)
+      fail(`${rulesOf(category)}-05`, `line ${str(at(line, 'AssociatedDocumentLineDocument', 'LineID'))}: category ${category} with a rate`);
+  }
+  const breakdownCategories = breakdown.map((v) => str(at(v, 'CategoryCode')));
+  for (const c of ['K', 'G'])
+    if ((lineCategories.has(c) || chargeCategories.has(c)) && breakdownCategories.filter((b) => b === c).length !== 1)
+      fail(`${rulesOf(c)}-01`, `lines or charges of category ${c}, but not exactly one VAT breakdown of it`);
+  if (breakdownCategories.includes('K')) {
+    const delivery = at(tx, 'ApplicableHeaderTradeDelivery');
+    if (!str(at(delivery, 'ActualDeliverySupplyChainEvent', 'OccurrenceDateTime', 'DateTimeString')) && !at(settlement, 'BillingSpecifiedPeriod'))
+      fail('BR-IC-11', 'an intra-Community supply without the actual delivery date (BT-72) or invoicing period (BG-14)');
+    if (!str(at(shipTo, 'CountryID'))) fail('BR-IC-12', 'an intra-Community supply without the deliver-to country code (BT-80)');
   }
   for (const k of bases.keys()) if (!broken.has(k)) fail('BR-CO-18', `lines or charges of ${k} have no VAT breakdown`);
   if (taxTotal !== vatSum) fail('BR-CO-14', `VAT total ${show(taxTotal)} is not the sum of the breakdown ${show(vatSum)}`);
@@ -238,6 +302,13 @@ export function checkEn16931(xml: string): Violation[] {
   if (!str(at(seller, 'ID')) && !str(at(seller, 'GlobalID')) && !str(at(seller, 'SpecifiedLegalOrganization', 'ID')) && !registrations(seller, 'VA').length)
     fail('BR-CO-26', 'no seller identifier (BT-29), legal registration (BT-30) or VAT identifier (BT-31)');
   if (lineCategories.has('S') && !sellerTaxId) fail('BR-S-02', 'standard-rated lines, but no seller VAT identifier or tax registration');
+  // BR-IC-02 and BR-G-02 want the seller's VAT identifier (BT-31) or its tax representative's: a tax number (FC) does not do.
+  const sellerVatId = registrations(seller, 'VA').length > 0 || Boolean(at(agreement, 'SellerTaxRepresentativeTradeParty'));
+  if (lineCategories.has('K')) {
+    if (!sellerVatId) fail('BR-IC-02', 'intra-Community supply lines, but no seller VAT identifier');
+    if (!registrations(buyer, 'VA').length) fail('BR-IC-02', 'intra-Community supply lines, but no buyer VAT identifier');
+  }
+  if (lineCategories.has('G') && !sellerVatId) fail('BR-G-02', 'export lines, but no seller VAT identifier');
   if (lineCategories.has('AE')) {
     if (!sellerTaxId) fail('BR-AE-02', 'reverse charge lines, but no seller VAT identifier');
     if (!registrations(buyer, 'VA').length && !str(at(buyer, 'SpecifiedLegalOrganization', 'ID')))

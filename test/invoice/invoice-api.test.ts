@@ -236,7 +236,7 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     const reverse = await readFacturx((await download((await invoiceOf(seller, ids[1]!)).location!)).bytes);
     expect(reverse.invoice).to.include({ currency: 'USD', taxTotal: '0.00', grandTotal: '420.00' });
     const xml = Buffer.from(reverse.invoiceFile!.bytes).toString('utf8');
-    expect(xml).to.contain('<ram:CategoryCode>AE</ram:CategoryCode>');
+    expect(xml).to.contain('<ram:CategoryCode>K</ram:CategoryCode>');
     expect(checkEn16931(xml)).to.deep.equal([]);
   });
 

@@ -78,16 +78,36 @@ describe('invoices: validators (issue 35)', function () {
     });
   }
 
-  it('when the seller sells to a French business with a VAT id, then the invoice is reverse charge (AE, no VAT) with the legal note in the XML and on the PDF', async () => {
+  it('when the seller sells goods to a French business with a VAT id, then the invoice is an intra-Community supply (K, no VAT, BR-IC-*) with the legal note in the XML and on the PDF (was AE, the reverse charge of services)', async () => {
     const s = scenarios[1]!;
     const doc = planInvoice(s.order, s.seller);
-    expect(doc.vat.map((v) => [v.category, v.rate, v.tax, v.exemptionCode])).to.deep.equal([['AE', 0, 0n, 'VATEX-EU-AE']]);
+    expect(doc.vat.map((v) => [v.category, v.rate, v.tax, v.exemptionCode])).to.deep.equal([['K', 0, 0n, 'VATEX-EU-IC']]);
     const xml = renderCii(doc);
     expect(xml).to.contain('<ram:ID schemeID="VA">FR40303265045</ram:ID>');
-    expect(xml).to.contain('<ram:ExemptionReasonCode>VATEX-EU-AE</ram:ExemptionReasonCode>');
+    expect(xml).to.contain('<ram:ExemptionReasonCode>VATEX-EU-IC</ram:ExemptionReasonCode>');
     const text = pdfText(await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date()));
-    expect(text).to.contain('Steuerschuldnerschaft des Leistungsempfängers');
+    expect(text).to.contain('Steuerfreie innergemeinschaftliche Lieferung');
     expect(text).to.contain('FR40303265045');
+    // The rule checks can fail: K without the buyer's VAT id or the delivery country is named.
+    const bare = xml.replace(/(<ram:BuyerTradeParty>.*?)<ram:SpecifiedTaxRegistration>.*?<\/ram:SpecifiedTaxRegistration>/, '$1');
+    expect(checkEn16931(bare).map((v) => v.rule)).to.deep.equal(['BR-IC-02']);
+    expect(checkEn16931(xml.replace(/<ram:ShipToTradeParty>.*?<\/ram:ShipToTradeParty>/, '')).map((v) => v.rule)).to.deep.equal(['BR-IC-12']);
+  });
+
+  it('when goods without VAT go outside the EU, then the invoice states an export (G, VATEX-EU-G) and the rule checks name what G lacks', () => {
+    const us = { ...scenarios[0]!.order.buyer, address: { ...scenarios[0]!.order.buyer.address, city: 'New York', countryIso2: 'US' } };
+    const doc = planInvoice(order({ buyer: us, lines: [{ position: 1, name: 'Lampe', sku: 'L', quantity: 1, price: '100.00', tax: '0' }] }), seller);
+    const xml = renderCii(doc);
+    expect(doc.vat.map((v) => [v.category, v.rate, v.exemptionCode])).to.deep.equal([['G', 0, 'VATEX-EU-G']]);
+    expect(checkEn16931(xml)).to.deep.equal([]);
+    const noReason = xml
+      .replace(/<ram:ExemptionReason>[^<]*<\/ram:ExemptionReason>/, '')
+      .replace(/<ram:ExemptionReasonCode>[^<]*<\/ram:ExemptionReasonCode>/, '');
+    expect(checkEn16931(noReason).map((v) => v.rule)).to.deep.equal(['BR-G-10']);
+    // BR-CL-14 and BR-CL-04: codes outside EN 16931's lists are named.
+    expect(
+      checkEn16931(xml.replace('<ram:CountryID>US</ram:CountryID>', '<ram:CountryID>XK</ram:CountryID>').replace('>EUR<', '>BGN<')).map((v) => v.rule),
+    ).to.deep.equal(['BR-CL-04', 'BR-CL-14']);
   });
 
   it('when names, addresses and labels are longer than their columns, then the PDF wraps them: no word is drawn over another or past the page (found looking at a reverse-charge invoice)', async () => {

@@ -77,7 +77,7 @@ export const scenarios: { name: string; order: InvoiceOrder; seller: SellerInvoi
     }),
   },
   {
-    name: 'a reverse-charge EU buyer (French business with VAT id)',
+    name: 'an intra-Community supply to an EU business (French, with VAT id)',
     seller,
     order: order({
       invoiceNumber: '1002',
