@@ -116,7 +116,7 @@ const words = {
     shipping: 'Versand',
     netTotal: 'Summe netto',
     vatOn: (rate: string, basis: string) => `USt. ${rate} % auf ${basis}`,
-    exempt: (cat: string, basis: string) => `${cat === 'AE' ? 'Steuerschuldnerschaft des Leistungsempfängers' : 'Steuerfrei'} auf ${basis}`,
+    exempt: (basis: string) => `Steuerfrei auf ${basis}`,
     grand: 'Gesamtbetrag',
     rounding: 'Rundung',
     paid: 'Bezahlt',
@@ -149,7 +149,7 @@ const words = {
     shipping: 'Shipping',
     netTotal: 'Total net',
     vatOn: (rate: string, basis: string) => `VAT ${rate} % on ${basis}`,
-    exempt: (cat: string, basis: string) => `${cat === 'AE' ? 'Reverse charge' : 'VAT exempt'} on ${basis}`,
+    exempt: (basis: string) => `VAT exempt on ${basis}`,
     grand: 'Total',
     rounding: 'Rounding',
     paid: 'Paid',
@@ -421,11 +421,7 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   const t = doc.totals;
   const rows: [string, string, boolean][] = [[w.netTotal, f.money(t.taxBasis), false]];
   for (const v of doc.vat)
-    rows.push([
-      v.category === 'S' || v.category === 'Z' ? w.vatOn(f.rate(v.rate), f.money(v.basis)) : w.exempt(v.category, f.money(v.basis)),
-      f.money(v.tax),
-      false,
-    ]);
+    rows.push([v.category === 'S' || v.category === 'Z' ? w.vatOn(f.rate(v.rate), f.money(v.basis)) : w.exempt(f.money(v.basis)), f.money(v.tax), false]);
   rows.push([w.grand, f.money(t.grandTotal), true]);
   if (t.rounding !== 0n) rows.push([w.rounding, f.money(t.rounding), false]);
   rows.push([w.paid, f.money(t.paid), false]);
