@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { hasInvoiceNumberIn, orderScopeRepository } from '../order';
+import { hasInvoiceNumberIn, orderScopeRepository, owedSql } from '../order';
 import type { BankKind, BankRow } from './bank.type';
 import { accountUseRepository } from '../account';
 import { instantsOfDays, VALUE_DAY_WINDOW } from './statement/entry-key';
@@ -20,7 +20,7 @@ export interface MatchOrder {
   payment_provider_transaction_id: string | null;
   currency_id: string;
   is_cancelled: boolean;
-  /** invoice_amount - paid_amount. */
+  /** What the buyer still owes: invoice_amount - paid_amount; 0.00 on a credit order (lib/order owedSql). */
   owing: string;
   /** The billing address name of the order's customer. */
   name: string | null;
@@ -521,7 +521,8 @@ export const bankRepository = {
 
   /**
    * The open orders in scope (not cancelled) that owe one of the amounts given (invoice_amount -
-   * paid_amount) and whose billing name holds that amount's word; with `handSince`, also the
+   * paid_amount; a credit order owes nothing: lib/order owedSql) and whose billing name holds
+   * that amount's word; with `handSince`, also the
    * orders the seller booked by hand at or after it (paid_by_hand_at), whatever they owe,
    * cancelled or not, whose billing name holds one of the words: a payer's money booked by hand on
    * one order pays no other (bank.match.ts; `handSince` from earliestHandBookingHolding, the
@@ -536,9 +537,9 @@ export const bankRepository = {
     // A semi-join (hashed) with the payers' amounts: = ANY of an array compares each order with every amount in turn.
     const owingOne = orderScopeRepository
       .toMatch(trx, scope)
-      .select(trx.raw('invoice_amount - COALESCE(paid_amount, 0) AS owed'))
+      .select(trx.raw(`${owedSql} AS owed`))
       .andWhere((w) => {
-        w.where({ is_cancelled: false }).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) IN (SELECT amount FROM payer)');
+        w.where({ is_cancelled: false }).andWhereRaw(`${owedSql} IN (SELECT amount FROM payer)`);
         if (handSince) w.orWhere('paid_by_hand_at', '>=', handSince);
       });
     const folded = trx.select('*', trx.raw(`${foldedName} AS folded`)).from(owingOne.as('m'));

@@ -17,7 +17,7 @@ export { provideOrderPaymentRecordsQuery } from './order-payment-records';
 export type { OrderPaymentRecords, ReleasedPayment } from './order-payment-records';
 export type { PaymentMisfit, PaymentTakenBack } from './order-payment.service';
 export { provideOrderGrant } from './order-grant.repository';
-export { orderScopeRepository } from './order-scope.repository';
+export { orderScopeRepository, owedSql } from './order-scope.repository';
 export { orderToApi } from './order.mapper';
 export { hasInvoiceNumberIn, orderRepository } from './order.repository';
 export type { OrderReadRow } from './order.repository';

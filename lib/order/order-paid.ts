@@ -12,10 +12,16 @@
  * writer of paid_amount or invoice_amount gets it without a rule of its own: the order is paid and
  * paid_amount is at least invoice_amount. `paid` keeps its meaning (paid or partly paid: the first
  * cent); a seller who ships on payment needs the moment nothing is owed any more.
+ *
+ * A credit order (invoice_amount below 0.00) runs the other way: its paid_amount is what the
+ * seller refunded, kept in the invoice's sign (is_paid at creation stores the invoice_amount), so
+ * every comparison here is in the invoice's direction: refunded in full at -16.36 of -16.36, partly
+ * at -10.00, refunded too much at -20.00 (lib/order/README.md, paid_amount of a credit order).
  */
 import type { Knex } from 'knex';
 import { counterRepository } from '../account';
-import { toCents } from './order-money';
+import { invalidField } from '../errors';
+import { fromCents, toCents } from './order-money';
 
 /** What the rules read of an order before the write; a create has none. */
 export interface PaidBefore {
@@ -42,19 +48,78 @@ export interface PaidPlan {
 const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_number: null, invoice_amount: '0.00' };
 
 /**
- * Nothing is owed: paid (is_paid) and paid_amount at least invoice_amount. Document 1 calls only an
+ * The way an order's money goes, as a sign: 1 where the buyer pays (an invoice of 0.00 or more),
+ * -1 for a credit order (invoice below 0.00), whose paid_amount is the seller's refund, stored in
+ * the invoice's sign. Multiplied in, every comparison below reads both alike.
+ */
+const directionOf = (invoiceCents: bigint): bigint => (invoiceCents < 0n ? -1n : 1n);
+
+/**
+ * Nothing is owed: paid (is_paid) and paid_amount at least invoice_amount, in the invoice's
+ * direction (a credit order: refunded at least its credit, -16.36 of -16.36; 10.00 refunded of it
+ * read as 10.00 >= -16.36 and fired paid_in_full on a partial refund). Document 1 calls only an
  * equal amount "fully paid"; more than the invoice (an API update, or lines removed after the
  * payment; bank matches refuse it) owes nothing either, and a seller shipping on `paid_in_full`
  * must not wait for ever on an order paid too much. An order marked paid at 0.00 of 0.00 is paid
  * in full; an unpaid one is not, whatever its invoice.
  */
 function isPaidInFull(order: { is_paid: boolean; paid_amount: string | null; invoice_amount: string }): boolean {
-  return order.is_paid && toCents(order.paid_amount ?? '0.00') >= toCents(order.invoice_amount);
+  const invoice = toCents(order.invoice_amount);
+  const way = directionOf(invoice);
+  return order.is_paid && way * toCents(order.paid_amount ?? '0.00') >= way * invoice;
+}
+
+/**
+ * paid_amount as a write sends it (a seller's, a channel's), in the form the order keeps, after
+ * the write's invoice_amount: on a credit order the amount refunded in either sign, -10.00 as the
+ * order answers it (so a read order posts back) or 10.00, its magnitude (as lib/invoice's credit
+ * note states it, and as clients were told to send it), both kept as -10.00; is_paid stores the
+ * invoice_amount, -16.36, the same form. On an invoice of 0.00 or more a negative amount is a 400:
+ * money received is never below 0.00 there (a refund lowers paid_amount, returned goods are a
+ * credit order), and reading it as its magnitude would take a sign error for a payment. A value
+ * equal to the stored one is kept as it is: a credit order whose lines became an ordinary invoice
+ * keeps its refund (-16.36 on 10.00: 26.36 owed) and its read body still posts back.
+ */
+export function paidAmountSent(sent: string, invoiceAmount: string, stored: string | null, field: string): string {
+  const cents = toCents(sent);
+  if (stored !== null && cents === toCents(stored)) return fromCents(cents);
+  if (toCents(invoiceAmount) < 0n) return fromCents(cents > 0n ? -cents : cents);
+  if (cents < 0n) {
+    throw invalidField(
+      field,
+      `${field} must not be negative on an invoice of ${invoiceAmount} (money received; a refund lowers it, and a credit order's refund has the credit's sign)`,
+    );
+  }
+  return fromCents(cents);
+}
+
+/**
+ * What the order holds beyond its invoice, in cents of the invoice's direction (0 when nothing):
+ * paid more than an invoice (to give back to the buyer), or refunded more than a credit order's
+ * credit (to claim back); all of it once the order is cancelled (a cancelled order keeps nothing).
+ */
+export function paidBeyond(paidAmount: string | null, invoiceAmount: string, cancelled: boolean): bigint {
+  const invoice = toCents(invoiceAmount);
+  const way = directionOf(invoice);
+  const paid = way * toCents(paidAmount ?? '0.00');
+  const beyond = cancelled ? paid : paid - way * invoice;
+  return beyond > 0n ? beyond : 0n;
+}
+
+/**
+ * What the buyer still owes the seller, in cents: invoice_amount - paid_amount (negative: paid
+ * too much). A credit order owes nothing, whatever was refunded: money the buyer sends is never
+ * booked on it as owed (a refund of -20.00 on -16.36 left 3.64 that a transfer of the buyer
+ * could pay). The bank's queries read the same rule in SQL (order-scope.repository.ts owedSql).
+ */
+export function owedOn(paidAmount: string | null, invoiceAmount: string): bigint {
+  const invoice = toCents(invoiceAmount);
+  return invoice < 0n ? 0n : invoice - toCents(paidAmount ?? '0.00');
 }
 
 /**
  * The paid state paid_amount gives on an invoice (document 1, rules 1 and 2): any non-zero amount
- * is paid (fully or partly); 0 is unpaid, but not where it is the whole invoice (paid_amount
+ * is paid (fully or partly; a credit order's refund too); 0 is unpaid, but not where it is the whole invoice (paid_amount
  * equal to invoice_amount is fully paid): a free order (a replacement, a giveaway) sent with
  * paid_amount 0.00 stayed unpaid, while the same order made paid by is_paid or a prepaid payment
  * method read paid at the same 0.00 of 0.00. null: never written, unpaid.

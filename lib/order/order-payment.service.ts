@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { checkAmount, fromCents, toCents } from './order-money';
-import { planPaid } from './order-paid';
+import { owedOn, planPaid } from './order-paid';
 import { bookedByHand, PayerRecordTimes } from './order-paid-by-hand';
 import { StockBatch } from './order-stock.service';
 import { OrderPaymentPlan, OrderWrites } from './order-writes';
@@ -125,7 +125,8 @@ function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: big
   if (row.is_cancelled) return 'order_cancelled';
   if (row.currency_id !== payment.currency) return 'currency_mismatch';
   if (bookedByHand(row, payment)) return 'booked_by_hand';
-  return toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount) ? 'overpayment' : null;
+  // More than the buyer owes (owedOn: a credit order owes nothing, whatever was refunded).
+  return added > owedOn(row.paid_amount, row.invoice_amount) ? 'overpayment' : null;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { invalidField, type Warning } from '../errors';
 import { checkAmount, fromCents, invoiceAmount, toCents } from './order-money';
-import { planPaid, type PaidPlan } from './order-paid';
+import { paidAmountSent, paidBeyond, planPaid, type PaidPlan } from './order-paid';
 import type { LineDraft } from './order-stock.service';
 import type { EventType } from './order-writes';
 import type { LineRow, OrderColumns, OrderRow } from './order.repository';
@@ -158,7 +158,8 @@ export function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: 
   // Money booked or an invoice issued is in the order's currency: bank records keep theirs, and a
   // reversal or refund of that money must find the order in it (lib/order/README.md, currency).
   const currency = input.currency_id;
-  const booked = toCents(current.paid_amount ?? '0.00') > 0n;
+  // A credit order's refund (below 0.00) is money booked too: it went out in the order's currency.
+  const booked = toCents(current.paid_amount ?? '0.00') !== 0n;
   if (currency !== undefined && currency !== current.currency_id && (booked || current.invoice_number !== null)) {
     throw invalidField(
       `${prefix}.currency_id`,
@@ -196,10 +197,11 @@ export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, pre
   const drafts = lineDrafts(input, prefix);
   const status = applyStatus(input, undefined, now, prefix);
   const invoice = invoiceAmount(drafts, input.shipping?.fee ?? null, `${prefix}.line`);
+  const sent = input.paid_amount !== undefined ? paidAmountSent(input.paid_amount, invoice, null, `${prefix}.paid_amount`) : undefined;
   // is_paid at creation, or a prepaid payment method, without paid_amount: paid in full.
   const paid = planPaid(
     undefined,
-    input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : input.status?.is_paid || prepaid ? { inFullOf: invoice } : { paidAmount: null },
+    sent !== undefined ? { paidAmount: sent } : input.status?.is_paid || prepaid ? { inFullOf: invoice } : { paidAmount: null },
     invoice,
     now,
   );
@@ -210,9 +212,9 @@ export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, pre
     invoice_amount: invoice,
     ...paid.columns,
   };
-  if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) > 0n) {
+  if (byHand && sent !== undefined && toCents(sent) > 0n) {
     columns.paid_by_hand_at = now;
-    columns.paid_by_hand_amount = fromCents(toCents(input.paid_amount));
+    columns.paid_by_hand_amount = sent;
   }
   const events: EventType[] = ['created'];
   if (paid.becamePaid) events.push('paid');
@@ -274,19 +276,15 @@ export function planOrderUpdate(
   columns.invoice_amount = invoice;
   // A prepaid payment method chosen now makes an unpaid order paid in full, unless paid_amount is sent.
   const choosesPrepaid = prepaid && !current.is_paid && input.payment_method_id !== current.payment_method_id;
-  const paid = planPaid(
-    current,
-    input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : choosesPrepaid ? { inFullOf: invoice } : undefined,
-    invoice,
-    now,
-  );
+  const sent = input.paid_amount !== undefined ? paidAmountSent(input.paid_amount, invoice, current.paid_amount, `${prefix}.paid_amount`) : undefined;
+  const paid = planPaid(current, sent !== undefined ? { paidAmount: sent } : choosesPrepaid ? { inFullOf: invoice } : undefined, invoice, now);
   Object.assign(columns, paid.columns);
   const history: string[] = [];
   const was = current.paid_amount ?? '0.00';
-  if (byHand && input.paid_amount !== undefined && toCents(input.paid_amount) !== toCents(was)) {
+  if (byHand && sent !== undefined && toCents(sent) !== toCents(was)) {
     columns.paid_by_hand_at = now;
-    columns.paid_by_hand_amount = handAmount(current, toCents(input.paid_amount) - toCents(was));
-    history.push(`paid_amount set to ${fromCents(toCents(input.paid_amount))} by hand (was ${fromCents(toCents(was))})`);
+    columns.paid_by_hand_amount = handAmount(current, toCents(sent) - toCents(was));
+    history.push(`paid_amount set to ${sent} by hand (was ${fromCents(toCents(was))})`);
   }
   if (paid.followsInvoice) {
     // The seller did not touch paid_amount: the history and the answer say why the state moved.
@@ -294,7 +292,7 @@ export function planOrderUpdate(
     history.push(`${paid.isPaid ? 'paid' : 'unpaid'}: ${at}`);
     if (!paid.isPaid) warnings.push(notPaid(prefix, at, current.currency_id));
   }
-  const back = toGiveBack(columns.paid_amount !== undefined ? columns.paid_amount : current.paid_amount, invoice, status.cancelled);
+  const back = paidBeyond(columns.paid_amount !== undefined ? columns.paid_amount : current.paid_amount, invoice, status.cancelled);
   if (back > 0n) warnings.push(overpaid(prefix, back, current.currency_id, status.cancelled, invoice));
   const holdChanges = status.cancelled !== current.is_cancelled;
   const lines =
@@ -312,22 +310,22 @@ export function planOrderUpdate(
   return { columns, warnings, paid, history, lines, events, cancels: status.became.has('is_cancelled') };
 }
 
-/** What an order holds beyond what it is owed, in cents: all of paid_amount once it is cancelled. */
-function toGiveBack(paidAmount: string | null, invoice: string, cancelled: boolean): bigint {
-  const paid = toCents(paidAmount ?? '0.00');
-  return cancelled ? paid : paid - toCents(invoice);
-}
-
-/** The warning of a write after which the order holds money to give back (lib/order/README.md, paid_amount by hand). */
+/**
+ * The warning of a write after which the order holds money beyond its invoice (paidBeyond;
+ * lib/order/README.md, paid_amount by hand): to give back to the buyer, or on a credit order
+ * refunded beyond its credit to claim back from them.
+ */
 function overpaid(prefix: string, back: bigint, currency: string, cancelled: boolean, invoice: string): Warning {
   const field = `${prefix}.paid_amount`;
-  const why = cancelled ? 'the order is cancelled' : `${field} exceeds invoice_amount ${invoice}`;
-  return {
-    warning: 'overpaid',
-    code: 200,
-    field,
-    description: `${why}: ${fromCents(back)} ${currency} are to be given back to the buyer; set paid_amount to what the order keeps once refunded`,
-  };
+  const money = `${fromCents(back)} ${currency}`;
+  let description = `${cancelled ? 'the order is cancelled' : `${field} exceeds invoice_amount ${invoice}`}: ${money} are to be given back to the buyer; set paid_amount to what the order keeps once refunded`;
+  if (toCents(invoice) < 0n) {
+    const why = cancelled
+      ? `the credit order is cancelled: ${money} refunded on it are`
+      : `${field} refunds ${money} more than invoice_amount ${invoice}, which are`;
+    description = `${why} to be claimed back from the buyer; set paid_amount to what the buyer keeps once settled`;
+  }
+  return { warning: 'overpaid', code: 200, field, description };
 }
 
 /** The warning of a write whose new invoice amount left the order unpaid at paid_amount 0.00 (lib/order/README.md, paid_amount). */

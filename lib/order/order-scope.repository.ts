@@ -14,6 +14,13 @@ const countryOnly = (column: string) => `jsonb_strip_nulls(jsonb_build_object('c
 /** The buyer's orders from eBay, in the accounts connected to eBay (bindings: username, account ids, eBay portal account ids). */
 const buyerOrders = `customer_username = ? AND account_id = ANY(?::int[]) AND (platform = 'auction_a' OR portal_account_id = ANY(?::int[]))`;
 
+/**
+ * What the buyer still owes the seller on a sales_order row, in SQL: the rule of order-paid.ts
+ * owedOn (invoice_amount - paid_amount; a credit order, invoice below 0.00, owes nothing, so no
+ * transfer is ever booked on it as owed: a refund of -20.00 on -16.36 read as 3.64 owed).
+ */
+export const owedSql = 'CASE WHEN invoice_amount < 0 THEN 0.00 ELSE invoice_amount - COALESCE(paid_amount, 0) END';
+
 export const orderScopeRepository = {
   /** The ids of the orders the scope may see, as a subquery (WHERE x IN ...). */
   idsInScope(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
@@ -29,7 +36,7 @@ export const orderScopeRepository = {
       'payment_provider_transaction_id',
       'currency_id',
       'is_cancelled',
-      trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
+      trx.raw(`(${owedSql})::text AS owing`),
       trx.raw("customer->'address'->>'name' AS name"),
       'paid_by_hand_at',
       'paid_by_hand_amount',

@@ -94,9 +94,7 @@ async function checkReferences(
   }
   checkAmount(input.paid_amount, `${prefix}.paid_amount`);
   checkAmount(input.shipping?.fee, `${prefix}.shipping.fee`);
-  if (input.paid_amount !== undefined && toCents(input.paid_amount) < 0n) {
-    throw invalidField(`${prefix}.paid_amount`, `${prefix}.paid_amount must not be negative`);
-  }
+  // Its sign is read against the invoice after the write (order-paid.ts paidAmountSent, in the plan).
   return { prepaid };
 }
 
