@@ -12,7 +12,7 @@ import { DomainError, isPermanent, noLongerExists, portalRefused } from '../erro
 import { portalOf, adapterFor, importsOrders, realConnectors, waitForPortalSlot, subscribeOnce } from '../portals';
 import type { PortalId, ChannelOrder, ChannelOrderPage } from '../portals';
 import { portalTargetRepository } from '../portal-account';
-import { recordChannelFulfilledOffers } from '../portal-offer';
+import { readMarkedWhole, recordChannelFulfilledOffers } from '../portal-offer';
 import type { PendingFetch } from '../portal-account';
 import { createTaskOnce } from '../task';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
@@ -189,5 +189,9 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
     const keep = covers && (pending === null || continuing || since <= pending.since);
     await orderImportRepository.fetched(account.account_id, account.id, null, keep ? { cursor, since, started: chainStart } : undefined);
   }
+  // Listings marked fulfilled by the channel whole before it was read market by market (Amazon: FBA
+  // in DE marked FR too) are read again, a few per import, whether or not an order hints at them
+  // (lib/portal-offer channel-fulfilled.ts); after the watermark: the orders are in either way.
+  await readMarkedWhole(account.account_id, portal, target);
   return { portal_account_id: account.id, since: since.toISOString(), pages, orders };
 }

@@ -3,7 +3,7 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { recordChannelFulfilledOffers } from './channel-fulfilled';
+export { readMarkedWhole, recordChannelFulfilledOffers } from './channel-fulfilled';
 export { provideEbayListings } from './ebay-listings.provide';
 export { itemsListedUnder } from './listed-items';
 export { portalUploadProcessors } from './portal-upload.processor';

@@ -34,9 +34,11 @@ export interface PortalListingRow {
    */
   listed_sku: string | null;
   /**
-   * When the channel last showed the listing as the seller's own offer, read because an order of
-   * its SKU was fulfilled by the channel (Amazon's AFN; channel-fulfilled.ts): such orders placed
-   * before it are not read again. Null: never so read.
+   * When the channel last showed who fulfils the listing, read because an order of its SKU was
+   * fulfilled by the channel (Amazon's AFN; channel-fulfilled.ts) or by the listing check: such
+   * orders placed before it are not read again. Null: never so read; marked fulfilled by the
+   * channel in all markets and null, marked before the channel was read market by market
+   * (migration 20261130_0170): read again once (markedWholeUnread).
    */
   fulfilment_read_at: Date | null;
   updated_at: Date;
@@ -51,8 +53,10 @@ declare module 'knex/types/tables' {
         PortalListingRow,
         'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'fulfilled_markets' | 'listed_sku' | 'fulfilment_read_at'
       > &
-        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'fulfilled_markets' | 'listed_sku' | 'fulfilment_read_at'>> & {
+        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'fulfilled_markets' | 'listed_sku'>> & {
           updated_at?: Knex.Raw;
+          // A read's start (JavaScript's clock), or the database's now() where a mark records it.
+          fulfilment_read_at?: Date | null | Knex.Raw;
         }
     >;
   }
@@ -81,10 +85,10 @@ const markedListing = (r: Pick<PortalListingRow, 'id' | 'stock_id' | 'portal_ite
 });
 
 /**
- * The live listings at one portal account recorded under the SKUs that are unmarked, or marked
- * fulfilled by the channel in some markets only (fulfilled_markets) and named with a market outside
- * those or none (an order of another marketplace, or a read), each where `before` holds: a
- * condition over `shown.placed_at` and the row, one of this file's constants (no input).
+ * The live listings at one portal account recorded under the SKUs, those marked fulfilled by the
+ * channel in some markets only (fulfilled_markets) only where named with a market outside those or
+ * none (an order of another marketplace, or a read), each where `before` holds: a condition over
+ * `shown.placed_at` and the row, one of this file's constants (no input).
  */
 function bySkuBefore(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[], before: string) {
   const shown = knex.raw(
@@ -93,7 +97,6 @@ function bySkuBefore(knex: Knex, accountId: number, portal: PortalId, portalAcco
   );
   return knex('portal_listing')
     .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
-    .where((q) => q.where('fulfilled_by_channel', false).orWhereNotNull('fulfilled_markets'))
     .whereExists((q) =>
       q
         .select(knex.raw('1'))
@@ -305,7 +308,8 @@ export const portalListingRepository = {
    * Records what an adapter learnt of live listings (each by its item and portal item id, so a
    * listing made again since under another id is left): the channel fulfils them now, in
    * `markets` only where given (null: in all), or the seller again. One statement; rows already so
-   * are not written.
+   * are not written. A mark records its read (`fulfilment_read_at`): a listing marked whole by it
+   * is not read again as one marked before markets were told apart (markedWholeUnread).
    */
   async markFulfilledByChannel(
     knex: Knex,
@@ -334,14 +338,21 @@ export const portalListingRepository = {
           ? q.where('fulfilled_by_channel', false).orWhereRaw('fulfilled_markets IS DISTINCT FROM ?', [marketsValue(knex, fulfilledIn)])
           : q.where('fulfilled_by_channel', true),
       )
-      .update({ fulfilled_by_channel: fulfilled, fulfilled_markets: fulfilledIn, updated_at: knex.fn.now() });
+      .update({
+        fulfilled_by_channel: fulfilled,
+        fulfilled_markets: fulfilledIn,
+        ...(fulfilled ? { fulfilment_read_at: knex.fn.now() } : {}),
+        updated_at: knex.fn.now(),
+      });
   },
 
   /**
    * The live listings at one portal account recorded under these SKUs (portal item ids) that an
    * order of the channel's own fulfilment placed at `placedAt` (in `market`) gives cause to read at
    * the channel: unmarked, or marked in some markets only and the order of another; recorded
-   * (listed or marked) before it, and not read since (`fulfilment_read_at`). One statement.
+   * (listed or marked) before it, and not read since (`fulfilment_read_at`). One marked whole is
+   * not (the order says nothing new of it; one marked so before markets were told apart is
+   * markedWholeUnread's). One statement.
    */
   async unreadBySku(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, offers: SkuSince[]): Promise<MarkedListing[]> {
     if (offers.length === 0) return [];
@@ -352,7 +363,30 @@ export const portalListingRepository = {
       portalAccountId,
       offers,
       'shown.placed_at > GREATEST(portal_listing.updated_at, portal_listing.fulfilment_read_at)',
-    ).select('id', 'stock_id', 'portal_item_id', 'lister_id');
+    )
+      .where((q) => q.where('fulfilled_by_channel', false).orWhereNotNull('fulfilled_markets'))
+      .select('id', 'stock_id', 'portal_item_id', 'lister_id');
+    return rows.map(markedListing);
+  },
+
+  /**
+   * Up to `limit` live listings at one portal account marked fulfilled by the channel in all its
+   * markets and never read market by market: marked before fulfilled_markets existed (migration
+   * 20261130_0170), when an AFN order in DE of an offer Amazon fulfils in DE and the seller in FR
+   * marked the whole listing. No order needs to give cause (one may never come: DE's FBA offer
+   * may not sell), and neither an AFN order nor the listing check reads a listing marked whole:
+   * the order import reads these once (channel-fulfilled.ts readMarkedWhole). Oldest first; one
+   * statement, on the partial index of such rows (migration 20261130_0171).
+   */
+  async markedWholeUnread(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, limit: number): Promise<MarkedListing[]> {
+    const rows = await knex('portal_listing')
+      .select('id', 'stock_id', 'portal_item_id', 'lister_id')
+      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', fulfilled_by_channel: true })
+      .whereNull('fulfilled_markets')
+      .whereNull('fulfilment_read_at')
+      .whereNotNull('portal_item_id')
+      .orderBy('id')
+      .limit(limit);
     return rows.map(markedListing);
   },
 
@@ -360,8 +394,10 @@ export const portalListingRepository = {
    * Marks the live listings at one portal account recorded under these SKUs fulfilled by the
    * channel, in `markets` only where given (null: in all), each only where it was recorded before
    * `placedAt`, the time of the read that showed it: a list since sent the seller's own offer,
-   * which the read says nothing of. A listing marked in some markets takes the read's markets (the
-   * read is the fact). One statement; answers the listings it marked now (not those marked so before).
+   * which the read says nothing of. A listing marked in some markets, or whole, takes the read's
+   * markets (the read is the fact: one marked whole before markets were told apart may be the
+   * channel's in some only). The mark records its read (`fulfilment_read_at`). One statement;
+   * answers the listings it marked now (not those marked so before).
    */
   async markFulfilledBySku(
     knex: Knex,
@@ -374,21 +410,21 @@ export const portalListingRepository = {
     if (offers.length === 0) return [];
     const rows = await bySkuBefore(knex, accountId, portal, portalAccountId, offers, 'shown.placed_at > portal_listing.updated_at')
       .where((q) => q.where('fulfilled_by_channel', false).orWhereRaw('fulfilled_markets IS DISTINCT FROM ?', [marketsValue(knex, markets)]))
-      .update({ fulfilled_by_channel: true, fulfilled_markets: markets, updated_at: knex.fn.now() })
+      .update({ fulfilled_by_channel: true, fulfilled_markets: markets, fulfilment_read_at: knex.fn.now(), updated_at: knex.fn.now() })
       .returning(['id', 'stock_id', 'portal_item_id', 'lister_id']);
     return rows.map(markedListing);
   },
 
   /**
-   * Records that the SKU's live listings, unmarked or marked in some markets only (recorded before
-   * the read), were read at the channel in a read started at `readAt` that changed no mark (the
-   * seller's own offer, or fulfilled by the channel where marked already): orders placed before it
-   * are not read again. updated_at stays (the record did not change). One statement.
+   * Records that the SKU's live listings (recorded before the read) were read at the channel in a
+   * read started at `readAt` that changed no mark (the seller's own offer, or fulfilled by the
+   * channel where marked already): orders placed before it are not read again, nor is a listing
+   * marked whole before markets were told apart (markedWholeUnread) that the read shows the
+   * channel's in all. updated_at stays (the record did not change). One statement.
    */
   async fulfilmentRead(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, sku: string, readAt: Date): Promise<void> {
     await knex('portal_listing')
       .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed', portal_item_id: sku })
-      .where((q) => q.where('fulfilled_by_channel', false).orWhereNotNull('fulfilled_markets'))
       .where('updated_at', '<', readAt)
       .where((q) => q.whereNull('fulfilment_read_at').orWhere('fulfilment_read_at', '<', readAt))
       .update({ fulfilment_read_at: readAt });

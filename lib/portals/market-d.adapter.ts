@@ -1,12 +1,12 @@
 import { portalRefused } from '../errors';
 import { amazonListings, listingPatches, sellerSku } from './amazon/listing-attributes';
-import { afnOffers, amazonFulfilment, shownIn } from './amazon/fba-offers';
+import { afnOffers, amazonFulfilment, markedWholeRead, shownIn } from './amazon/fba-offers';
 import { listingCheck, readListing } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder, placedAtAmazon } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
-import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
+import type { ChannelFulfilledOffer, ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { getOrder, searchOrdersPage } from './amazon/orders-2026';
 import { amazonCarrier, amazonShipDate, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
 import { portalInputError, shippedByChannelAtPortal } from './portal-http';
@@ -196,6 +196,11 @@ export class MarketDAdapter implements PortalAdapter {
     if (!amazon) return { channels: [] };
     if (!amazon.marketplaces) return { channels: amazon.channels };
     return { channels: amazon.channels, some: { markets: amazon.marketplaces, sellers: shown.filter((m) => !amazon.marketplaces!.includes(m)) } };
+  }
+
+  /** What the seller is told of a listing marked FBA whole before marketplaces were told apart, read again (amazon/fba-offers.ts). */
+  markedWholeRead(portalItemId: string, readAt: string): ChannelFulfilledOffer {
+    return markedWholeRead(portalItemId, readAt);
   }
 
   /**

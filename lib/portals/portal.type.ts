@@ -1,5 +1,5 @@
 import type { ObjectSchema } from 'joi';
-import type { ChannelOrderPage } from './channel-order.type';
+import type { ChannelFulfilledOffer, ChannelOrderPage } from './channel-order.type';
 import type { Connector } from './connector';
 
 /** Where and as whom an adapter calls: from the portal account (sandbox URL when it has none). */
@@ -312,6 +312,12 @@ export interface PortalAdapter extends PortalFacts {
    * Asked only to verify what an order hints (ChannelOrderPage.channelFulfilled), never per push.
    */
   fulfilledByChannel?(target: PortalTarget, portalItemId: string): Promise<ChannelFulfilment>;
+  /**
+   * With `fulfilledByChannel`: the offer (the seller's task words) of a listing Kontor marked
+   * fulfilled by the channel in all its markets before it told markets apart, read again once at
+   * `readAt` (lib/portal-offer readMarkedWhole); absent: such listings are not read again.
+   */
+  markedWholeRead?(portalItemId: string, readAt: string): ChannelFulfilledOffer;
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer; item (its SKU and field group, when the item still exists) for channels that address offers by SKU. */

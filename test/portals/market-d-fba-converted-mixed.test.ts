@@ -14,6 +14,7 @@ import { config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { db } from '../../lib/db';
+import { markWholeMarksUnread } from '../../lib/db/migrations/20261130_0170_portal_listing_marked_whole_read_again';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { queues } from '../../lib/queue';
 import { startWorker } from '../../lib/queue/worker';
@@ -152,6 +153,28 @@ describe('market_d at Amazon: a SKU Amazon fulfils in DE and the seller in FR', 
     expect(imported.status, imported.text).to.equal(202);
     expect((await jobEnd(seller.token, imported.body.job_id as string)).state).to.equal('completed');
   }
+  /** The account's order import, as its schedule runs it: here with no new order at all. */
+  async function orderImport(seller: Seller, portalAccountId: number) {
+    const imported = await call(`admin/portal_account/${portalAccountId}/order_import/`, { token: seller.token, body: {} });
+    expect(imported.status, imported.text).to.equal(202);
+    expect((await jobEnd(seller.token, imported.body.job_id as string)).state).to.equal('completed');
+  }
+  /**
+   * What Kontor recorded before fulfilled_markets (1432c29) from an AFN order in DE: the whole
+   * listing marked, after an earlier AFN order's read had shown the seller's own offer
+   * (fulfilment_read_at); then the upgrade (migration 20261130_0170).
+   */
+  async function markedWholeBeforeTheUpgrade(seller: Seller, stockId: number) {
+    await db()('portal_listing')
+      .where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' })
+      .update({
+        fulfilled_by_channel: true,
+        fulfilled_markets: null,
+        fulfilment_read_at: db().raw("now() - interval '2 hours'"),
+        updated_at: db().raw("now() - interval '1 hour'"),
+      });
+    await markWholeMarksUnread(db());
+  }
   const fbaTasks = async (seller: Seller, sku: string) => {
     const tasks = await call('task/', { token: seller.token });
     expect(tasks.status, tasks.text).to.equal(200);
@@ -255,6 +278,81 @@ describe('market_d at Amazon: a SKU Amazon fulfils in DE and the seller in FR', 
     });
     expect(refused.last_error).to.contain(`Amazon fulfils SKU ${sku} itself`);
     expect(patchesOf(portalAccountId, sku)).to.have.length(patchesThen);
+    // Marked whole by a read of each marketplace: the next import reads nothing.
+    const readsThen = requestsOf(portalAccountId, sku, 'GET').length;
+    await orderImport(seller, portalAccountId);
+    expect(requestsOf(portalAccountId, sku, 'GET')).to.have.length(readsThen);
+  });
+
+  it('when Kontor’s listing in DE and FR was marked whole before marketplaces were told apart (DE FBA, FR the seller’s), then the next order import reads it once, no AFN order needed: marked in DE alone, FR patched at once with the quantity the push refused, one task naming FR; the next import reads nothing', async () => {
+    const sku = 'LAMP-MIXED-OLD';
+    const { seller, portalAccountId, stockId } = await listedByKontor(sku);
+    await convert(portalAccountId, sku, DE);
+    await markedWholeBeforeTheUpgrade(seller, stockId);
+    // As before the import: the whole SKU refused.
+    const refused = await saleElsewhere(seller, stockId);
+    expect(refused.refused_seq).to.equal(refused.desired_seq);
+    expect(refused.last_error).to.contain(`Amazon fulfils SKU ${sku} itself`);
+    const patchesBefore = patchesOf(portalAccountId, sku).length;
+    const readsBefore = requestsOf(portalAccountId, sku, 'GET').length;
+
+    await orderImport(seller, portalAccountId);
+    const taken = await waitFor('the quantity of 3 taken', async () => {
+      const s = await ciaState(seller, stockId);
+      return s && s.desired_quantity === 3 && s.acked_seq === s.desired_seq ? s : undefined;
+    });
+    expect({
+      record: await record(seller, stockId).then((r) => r && { fulfilled_by_channel: r.fulfilled_by_channel, fulfilled_markets: r.fulfilled_markets }),
+      patches: patchesOf(portalAccountId, sku).slice(patchesBefore),
+      error: taken.last_error,
+    }).to.deep.equal({ record: { fulfilled_by_channel: true, fulfilled_markets: [DE] }, patches: [[FR, 3]], error: null });
+    expect(await fulfilmentIn(portalAccountId, sku)).to.deep.equal({
+      [DE]: [{ fulfillment_channel_code: 'AMAZON_EU' }],
+      [FR]: [{ fulfillment_channel_code: 'DEFAULT', quantity: 3 }],
+    });
+    // One read of both marketplaces, then each alone.
+    expect(requestsOf(portalAccountId, sku, 'GET').slice(readsBefore)).to.have.length(3);
+    const told = await fbaTasks(seller, sku);
+    expect(told).to.have.length(1);
+    expect(told[0]!.text).to.contain(`in ${DE}`).and.contain(FR).and.not.contain('set market_d.is_fba');
+
+    const readsThen = requestsOf(portalAccountId, sku, 'GET').length;
+    await orderImport(seller, portalAccountId);
+    expect(requestsOf(portalAccountId, sku, 'GET')).to.have.length(readsThen);
+    const later = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { quantity: 1 } } });
+    expect(later.status, later.text).to.equal(200);
+    await waitFor('the quantity of 1 taken', async () => {
+      const s = await ciaState(seller, stockId);
+      return s && s.desired_quantity === 1 && s.acked_seq === s.desired_seq ? s : undefined;
+    });
+    expect(patchesOf(portalAccountId, sku).slice(patchesBefore)).to.deep.equal([
+      [FR, 3],
+      [FR, 1],
+    ]);
+  });
+
+  it('when a listing marked whole before marketplaces were told apart is Amazon’s in DE and FR, then the next order import reads it once and it stays marked whole, nobody told; the next import reads nothing and the push refuses it as before', async () => {
+    const sku = 'LAMP-ALL-OLD';
+    const { seller, portalAccountId, stockId } = await listedByKontor(sku);
+    await convert(portalAccountId, sku, DE);
+    await convert(portalAccountId, sku, FR);
+    await markedWholeBeforeTheUpgrade(seller, stockId);
+    const readsBefore = requestsOf(portalAccountId, sku, 'GET').length;
+    await orderImport(seller, portalAccountId);
+    expect(
+      requestsOf(portalAccountId, sku, 'GET')
+        .slice(readsBefore)
+        .map((r) => r.query!.marketplaceIds),
+    ).to.deep.equal([`${DE},${FR}`]);
+    expect(await record(seller, stockId)).to.deep.include({ fulfilled_by_channel: true, fulfilled_markets: null });
+    await orderImport(seller, portalAccountId);
+    expect(requestsOf(portalAccountId, sku, 'GET')).to.have.length(readsBefore + 1);
+    expect(await fbaTasks(seller, sku)).to.deep.equal([]);
+    const patchesBefore = patchesOf(portalAccountId, sku).length;
+    const refused = await saleElsewhere(seller, stockId);
+    expect(refused.refused_seq).to.equal(refused.desired_seq);
+    expect(refused.last_error).to.contain(`Amazon fulfils SKU ${sku} itself`);
+    expect(patchesOf(portalAccountId, sku)).to.have.length(patchesBefore);
   });
 
   it('when the listing check reads DE fulfilled by Amazon and FR the seller’s, then the listing is marked in DE alone and CIA’s quantities after the check go to FR alone', async () => {

@@ -100,6 +100,20 @@ export function fbaRefusal(sku: string, stockId: number, how: string): QuantityO
   };
 }
 
+/** Why Kontor sends an offer Amazon fulfils no quantity (the seller's task). */
+const replaced =
+  "Kontor's quantity would replace Amazon's fulfilment with the seller's (DEFAULT) and make the offer one the seller ships while the units sit in Amazon's warehouse";
+
+/** The seller's task where Amazon fulfils the SKU in some marketplaces only: `shows`, the sentence that says how Kontor learnt it; `others`, what the others do. */
+const someTask = (sku: string, shows: string, others: string) => ({
+  title: `market_d: Amazon fulfils SKU ${sku} (FBA) in some marketplaces; Kontor sends its quantity to the others only`.slice(0, 255),
+  text: [
+    shows,
+    `${replaced} there, so CIA sends those marketplaces no quantity from now on; ${others}`,
+    "Nothing to do if that is what you want. To sell it from your own warehouse everywhere again, list it again with portal_upload market_d (every marketplace is then the seller's own offer); market_d.is_fba would stop Kontor's quantity in the others too.",
+  ].join('\n'),
+});
+
 /**
  * The SKUs a page of Amazon's orders hints Amazon fulfils: an order placed at Amazon (the page
  * holds those only, placedAtAmazon) and fulfilled by Amazon, each of its items' SKUs, with the
@@ -118,8 +132,6 @@ export function afnOffers(orders: Order2026[]): ChannelFulfilledOffer[] {
         if (!sku) return [];
         const market = o.salesChannel?.marketplaceId;
         const evidence = `Amazon order ${o.orderId} of SKU ${sku}, placed ${o.createdTime}${market ? ` in ${market}` : ''}, is fulfilled by Amazon (FulfillmentChannel AFN)`;
-        const replaced =
-          "Kontor's quantity would replace Amazon's fulfilment with the seller's (DEFAULT) and make the offer one the seller ships while the units sit in Amazon's warehouse";
         return [
           {
             sku,
@@ -134,16 +146,39 @@ export function afnOffers(orders: Order2026[]): ChannelFulfilledOffer[] {
               `${replaced}, so CIA sends this listing no quantity from now on.`,
               `To go on: ${remedy}.`,
             ].join('\n'),
-            some: {
-              title: `market_d: Amazon fulfils SKU ${sku} (FBA) in some marketplaces; Kontor sends its quantity to the others only`.slice(0, 255),
-              text: [
-                `${evidence}, and Amazon's listing of the SKU, read then, shows Amazon's fulfilment in some of its marketplaces and the seller's own (DEFAULT) in the others: the offer Kontor listed as the seller's own was converted to FBA there (e.g. in Seller Central).`,
-                `${replaced} there, so CIA sends those marketplaces no quantity from now on; the others, the seller's own offers, go on taking Kontor's quantity.`,
-                "Nothing to do if that is what you want. To sell it from your own warehouse everywhere again, list it again with portal_upload market_d (every marketplace is then the seller's own offer); market_d.is_fba would stop Kontor's quantity in the others too.",
-              ].join('\n'),
-            },
+            some: someTask(
+              sku,
+              `${evidence}, and Amazon's listing of the SKU, read then, shows Amazon's fulfilment in some of its marketplaces and the seller's own (DEFAULT) in the others: the offer Kontor listed as the seller's own was converted to FBA there (e.g. in Seller Central).`,
+              "the others, the seller's own offers, go on taking Kontor's quantity.",
+            ),
           },
         ];
       }),
     );
+}
+
+/**
+ * What the seller is told of a listing Kontor marked fulfilled by Amazon in every marketplace
+ * before it told marketplaces apart (an AFN order or the listing check read all of them at once),
+ * read again once (lib/portal-offer readMarkedWhole, decision in lib/portals/README.md "Offers
+ * Amazon fulfils in some marketplaces only") at `readAt`: where that read shows Amazon's
+ * fulfilment in some marketplaces only, the others were sent no quantity since the mark and take
+ * Kontor's again now. Shown Amazon's in all, the mark stays and nobody is told (the title and text
+ * of the whole case are the AFN order's words, unused).
+ */
+export function markedWholeRead(sku: string, readAt: string): ChannelFulfilledOffer {
+  const evidence = `Kontor had marked its listing of SKU ${sku} fulfilled by Amazon in every marketplace, from an AFN order or its listing check, before it told Amazon's marketplaces apart, and sent it no quantity anywhere since`;
+  return {
+    sku,
+    placedAt: readAt,
+    evidence: `read-${readAt}`,
+    saidBy: 'is_fba',
+    title: `market_d: Amazon fulfils SKU ${sku} (FBA); Kontor sends it no quantity`.slice(0, 255),
+    text: [`${evidence}; Amazon's listing of the SKU, read again, shows Amazon's fulfilment.`, `To go on: ${remedy}.`].join('\n'),
+    some: someTask(
+      sku,
+      `${evidence}. Amazon's listing of the SKU, read again marketplace by marketplace, shows Amazon's fulfilment in some of its marketplaces and the seller's own (DEFAULT) in the others.`,
+      "the others, the seller's own offers, take Kontor's quantity again from now on (sent at once).",
+    ),
+  };
 }
