@@ -131,13 +131,13 @@ describe('invoices: the amounts they state (found by a reviewer issuing invoices
     return { answer: pdf.answer, xml, facts: factsOf(xml), text: pdfText(pdf.bytes) };
   }
 
-  it('when a credit order of 2 x -16.36 is paid with paid_amount 32.72 (the credit refunded; a negative paid_amount is a 400), then its credit note states 32.72 prepaid and nothing due, not 65.44', async () => {
+  it('when a credit order of 2 x -16.36 is paid with paid_amount 32.72 (the credit refunded, sent as its magnitude), then its credit note states 32.72 prepaid and nothing due, not 65.44', async () => {
     const seller = await giveInvoiceDetails(await newSeller());
     const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 4, price: '16.36', tax: '19' }] });
     await invoiceOf(seller, main);
     const lamps = (quantity: number) => [{ id: 1, name: 'Lampe', quantity, price: '-16.36', tax: '19' }];
 
-    // Refunded in full, stated as lib/order refuses a negative paid_amount: the magnitude.
+    // Refunded in full, sent as the magnitude (lib/order keeps it in the invoice's sign).
     const refunded = await createOrder(seller, { credit: { main_id: main }, paid_amount: '32.72', line: lamps(2) });
     const full = await invoiceOf(seller, refunded);
     // Before: TotalPrepaidAmount -32.72, DuePayableAmount 65.44 (the buyer owed twice the credit).
