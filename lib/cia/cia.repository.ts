@@ -125,6 +125,41 @@ function offeredUnderSql(sku: string, grp: string): string {
     FROM (SELECT ${grp} AS g) x)`;
 }
 
+/** SQL of a text that names something only when it is not blank (the adapters' `text`: a blank SKU is none). */
+const named = (sql: string) => `CASE WHEN btrim(${sql}) <> '' THEN ${sql} END`;
+
+/**
+ * SQL (of a cia_portal_state row `s`) of the SKU a channel that knows offers by SKU is told for a
+ * deleted item, from what it was offered under, per portal: what each real connector's quantity
+ * push names it by (eBay ebaySku, Amazon sellerSku, Shopify skuOf: the entry's sku, else the
+ * item's, else the stock id or stock-<id>; Kaufland idOfferOf: the item's SKU, else the stock id).
+ * A state without `offered_under` (deleted before it was kept) goes under the stock id. The other
+ * portals' JSON dialect names an offer by the stock id, which no other item ever has.
+ */
+const offerNameSql: Readonly<Record<string, string>> = (() => {
+  const entry = named("s.offered_under -> 'group' ->> 'sku'");
+  const own = named("s.offered_under ->> 'sku'");
+  return {
+    auction_a: `coalesce(${entry}, ${own}, s.stock_id::text)`,
+    market_d: `coalesce(${entry}, ${own}, s.stock_id::text)`,
+    webshop: `coalesce(${entry}, ${own}, 'stock-' || s.stock_id)`,
+    market_e: `coalesce(${own}, s.stock_id::text)`,
+  };
+})();
+
+/**
+ * SQL true when a live item of the account holds the SKU a deleted item's state `s` (at a portal
+ * of offerNameSql) would be pushed under: the channel's offer of that SKU is that item's now
+ * (its orders are imported as that item's), so the deleted item's 0 would zero its quantity.
+ * README "A deleted item's SKU taken by another item".
+ */
+function nameTakenSql(knex: Knex, accountId: number, portal: string): Knex.Raw {
+  // A count, not EXISTS: an EXISTS is planned to stop at its first row, and the planner, which
+  // guesses 1% of the items for an @> on the auction_a index, walked the account's items reading
+  // each one's data instead (12 s for 40 states among 30,000 items); counted, it asks the indexes.
+  return knex.raw('(SELECT count(*) FROM ? holders) > 0', [stockPortalRepository.channelSkuHoldersQuery(knex, accountId, portal, offerNameSql[portal]!)]);
+}
+
 /** SQL of the cross-channel quantity adjustment; every query is scoped by the account. */
 export const ciaRepository = {
   /**
@@ -198,25 +233,31 @@ export const ciaRepository = {
     const changes = wanted.flatMap((item) =>
       item.wanted
         .filter((w) => byKey.get(key(item.stockId, w.portal, w.portalAccountId))?.desired_quantity !== w.quantity)
-        .map((w) => ({ stockId: item.stockId, ...w })),
+        .map((w) => ({ stockId: item.stockId, ...w, isNew: !byKey.has(key(item.stockId, w.portal, w.portalAccountId)) })),
     );
     const written = new Map<string, CiaStateRow>();
     if (changes.length > 0) {
-      // The item's row is lib/stock's: its subquery, scoped to the account. A deleted item has
-      // none: its states exist already and keep what they hold.
+      // The item's row is lib/stock's: its subquery, scoped to the account, joined only for a
+      // new state (v.new): a state that exists keeps what it holds, and reading the row for it
+      // read the whole item data (descriptions of 400,000 characters) on every quantity change.
+      // A deleted item has no row: its states exist already.
       const { rows } = (await trx.raw(
         `
         INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity, offered_under)
         SELECT ?::int, v.stock_id, v.portal, v.portal_account_id, v.quantity,
                CASE WHEN st.id IS NOT NULL THEN ${offeredUnderSql('st.sku', 'st.data -> v.portal')} END
-        FROM (VALUES ${changes.map(() => '(?::int, ?::text, ?::int, ?::int)').join(', ')}) AS v(stock_id, portal, portal_account_id, quantity)
-        LEFT JOIN (?) st ON st.id = v.stock_id
+        FROM (VALUES ${changes.map(() => '(?::int, ?::text, ?::int, ?::int, ?::boolean)').join(', ')}) AS v(stock_id, portal, portal_account_id, quantity, new)
+        LEFT JOIN (?) st ON v.new AND st.id = v.stock_id
         WHERE true
         ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
           SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now(), held_until = NULL,
               offered_under = coalesce(cia_portal_state.offered_under, EXCLUDED.offered_under)
         RETURNING *`,
-        [accountId, ...changes.flatMap((w) => [w.stockId, w.portal, w.portalAccountId, w.quantity]), stockPortalRepository.itemDataQuery(trx, accountId)],
+        [
+          accountId,
+          ...changes.flatMap((w) => [w.stockId, w.portal, w.portalAccountId, w.quantity, w.isNew]),
+          stockPortalRepository.itemDataQuery(trx, accountId),
+        ],
       )) as { rows: CiaStateRow[] };
       for (const row of rows) written.set(key(row.stock_id, row.portal, row.portal_account_id), row);
     }
@@ -240,10 +281,14 @@ export const ciaRepository = {
    * An item's SKU and field group are its row's; a deleted item's what its state was offered
    * under (the row is gone: read from it, the SKU was null, and every adapter sent the 0 under
    * the stock id, which names no offer made by SKU). Where the row names the item otherwise than
-   * the state keeps, `offeredNow` carries it for `ack`.
+   * the state keeps, `offeredNow` carries it for `ack`. A deleted item's state whose SKU a live
+   * item holds now is left out (its 0 would zero that item's offer; every push reads states here:
+   * the first, a retry, a push sent again); the item's next adjustment removes it (`takenOver`).
    */
   async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number, at: Date = new Date(now())): Promise<WaitingStateRow[]> {
     // The items' SKU and field group are lib/stock's: its subquery, already scoped to the account.
+    // The holders' lookup runs only for a deleted item's state (st.id null), never for an item's.
+    const byName = Object.hasOwn(offerNameSql, target.portal);
     const rows = (await knex('cia_portal_state as s')
       .leftJoin(stockPortalRepository.portalFieldsQuery(knex, accountId, target.portal).as('st'), 'st.id', 's.stock_id')
       .joinRaw(`LEFT JOIN LATERAL (SELECT CASE WHEN st.id IS NOT NULL THEN ${offeredUnderSql('st.sku', 'st.grp')} END AS offered) o ON true`)
@@ -256,6 +301,9 @@ export const ciaRepository = {
       )
       .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
       .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq AND (s.held_until IS NULL OR s.held_until <= ?)', [at])
+      .modify((q) => {
+        if (byName) q.whereRaw('(st.id IS NOT NULL OR NOT ?)', [nameTakenSql(knex, accountId, target.portal)]);
+      })
       .orderBy('s.stock_id')
       .limit(limit)
       .options(prepared)) as (Omit<WaitingStateRow, 'offeredNow'> & { offered_now: OfferedUnder | null })[];
@@ -307,6 +355,25 @@ export const ciaRepository = {
        FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, offered jsonb) WHERE s.account_id = ? AND s.id = v.id`,
       [JSON.stringify(renamed.map((s) => ({ id: s.id, offered: s.offeredNow }))), accountId],
     );
+  },
+
+  /**
+   * The ids of these states of deleted items (locked by the caller) whose SKU at their portal a
+   * live item of the account holds now: their 0 is not to be pushed (`waiting` leaves them out)
+   * and the adjustment removes them. One statement; none for an item that exists.
+   */
+  async takenOver(trx: Knex.Transaction, accountId: number, states: CiaStateRow[]): Promise<string[]> {
+    const portals = [...new Set(states.map((s) => s.portal))].filter((p) => Object.hasOwn(offerNameSql, p));
+    if (portals.length === 0) return [];
+    const ids = states.filter((s) => portals.includes(s.portal)).map((s) => s.id);
+    const rows = (await trx('cia_portal_state as s')
+      .select('s.id')
+      .where('s.account_id', accountId)
+      .whereIn('s.id', ids)
+      .where((q) => {
+        for (const portal of portals) q.orWhere((p) => p.where('s.portal', portal).whereRaw('?', [nameTakenSql(trx, accountId, portal)]));
+      })) as { id: string }[];
+    return rows.map((r) => String(r.id));
   },
 
   /** The portal refused the item's quantity at this sequence: not sent again until it changes. */

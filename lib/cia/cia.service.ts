@@ -243,10 +243,14 @@ export async function adjustItems(
     // pushes the quantity then, whatever the channel was set to meanwhile (an unchanged wanted
     // quantity on the old, acknowledged state pushed nothing: the channel kept a hand-set quantity).
     // One the routing alone moved away from, its portal still active, is set to 0 first (unrouted).
-    const dropped: string[] = [];
+    // A deleted item's state whose SKU another item holds now goes (README "A deleted item's SKU
+    // taken by another item"): that channel's offer is the other item's, which its 0 would zero.
+    const gone = current.filter((s) => !inputs.has(s.stock_id));
+    const taken = new Set(gone.length > 0 ? await ciaRepository.takenOver(trx, accountId, gone) : []);
+    const dropped: string[] = [...taken];
     const desired = ids.map((stockId): DesiredItem => {
       const input = inputs.get(stockId);
-      const own = input && isVariationMain(input) ? [] : current.filter((s) => s.stock_id === stockId);
+      const own = input && isVariationMain(input) ? [] : current.filter((s) => s.stock_id === stockId && !taken.has(s.id));
       // A deleted item: whatever it still offers goes to 0.
       if (!input) return { stockId, current: own, wanted: own.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })) };
       const wanted = wantedOf(input, accounts);

@@ -120,6 +120,29 @@ export const stockPortalRepository = {
   },
 
   /**
+   * The account's items that hold a channel SKU at a portal (`sku`: an SQL expression of the
+   * outer row, without bindings): a subquery for CIA to count per row. An item holds it as its own
+   * SKU, or as the SKU its field group there gives it where an index finds that (market_d's
+   * market_d_sku; an auction_a entry's sku, through stock_auction_a_group), as stockIdsByChannelSku
+   * reads a channel's order lines. Counted, it is index lookups; asked as EXISTS (planned to stop
+   * at a first row, with the 1% of items the planner guesses for an @>) it walked the account's
+   * items reading each one's data.
+   */
+  channelSkuHoldersQuery(knex: Knex, accountId: number, portal: string, sku: string): Knex.QueryBuilder {
+    return knex('stock as holder')
+      .select(knex.raw('1'))
+      .where('holder.account_id', accountId)
+      .where((q) => {
+        q.whereRaw(`holder.sku = ${sku}`);
+        if (portal === 'market_d') q.orWhereRaw(`holder.market_d_sku = ${sku}`);
+        if (portal === 'auction_a')
+          q.orWhereRaw(`holder.data -> 'auction_a' @> jsonb_build_array(jsonb_build_object('sku', ${sku}))`).orWhereRaw(
+            `holder.data -> 'auction_a' @> jsonb_build_object('sku', ${sku})`,
+          );
+      });
+  },
+
+  /**
    * Items of every account with an active cia.<portal>, or for which `orWhereExists` (a subquery
    * that may name the outer row as `stock`) finds a row, in (account, id) order after the given
    * key: the reconcile walks them in pages.

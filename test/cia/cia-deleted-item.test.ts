@@ -7,7 +7,9 @@
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { reconcileAll } from '../../lib/cia/cia-reconcile.service';
+import { ciaRepository } from '../../lib/cia/cia.repository';
 import { db } from '../../lib/db/knex';
+import { pushQuantities } from '../../lib/portal-offer/portal-push.service';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
@@ -222,5 +224,65 @@ describe('cia: a deleted item offered by its SKU', function () {
       sent: [sku],
       message: null,
     });
+  });
+
+  /** The deleted item's reconcile is done: its state at eBay is gone, or its wanted quantity was answered. */
+  const settled = async (stockId: number) => {
+    const states = await ciaState(stockId, 'auction_a');
+    return states.every((s) => s.acked_seq === s.desired_seq) ? states : undefined;
+  };
+
+  it('when eBay refused a deleted item’s 0 and a new item took its SKU and eBay offers 7 of it, then the reconcile leaves eBay at 7 and the deleted item’s state goes', async () => {
+    const sku = `LAMPS-${seller.id}`;
+    const { ebayId, id: a } = await offeredAtEbayOutsideKontor(sku);
+    await sandboxPost(sandbox, '/_sandbox/faults', { portal: 'auction_a', portal_account: ebayId, reference: sku, status: 400, message: 'refused once' });
+    await remove(a);
+    await waitFor('the 0 refused', async () => ((await ciaState(a, 'auction_a'))[0]?.last_error?.includes('refused once') ? true : undefined), 15000);
+    sandbox.state.faults = [];
+    // The seller makes the item again under the same SKU: eBay's offer of that SKU is the new item's.
+    const b = await createItem(seller, { name: 'Lamp', sku, price: '19.90', quantity: 7, cia: { auction_a: { is_active: true } } });
+    await triggered(b);
+    await waitFor('eBay offering 7', async () => (await ebayShows(ebayId, sku)) === 7 && (await ciaState(b, 'auction_a'))[0]?.acked_quantity === 7, 15000);
+
+    await reconcileAll(`taken-${seller.id}`);
+    const left = await waitFor('the deleted item’s reconcile', () => settled(a), 15000);
+    expect({
+      ebay: await ebayShows(ebayId, sku),
+      acknowledged: (await ciaState(b, 'auction_a'))[0]?.acked_quantity,
+      deletedItemStates: left.length,
+    }).to.deep.equal({
+      ebay: 7,
+      acknowledged: 7,
+      deletedItemStates: 0,
+    });
+  });
+
+  it('when a deleted item’s 0 is due again after another item took its SKU through its auction_a entry (a push again, a cancellation at eBay), then its push sends nothing and eBay keeps the 7', async () => {
+    const sku = `LAMPT-${seller.id}`;
+    const { ebayId, id: a } = await offeredAtEbayOutsideKontor(sku);
+    await remove(a);
+    await waitFor('the 0 taken', async () => (await ebayShows(ebayId, sku)) === 0 && (await settled(a))?.[0]?.acked_quantity === 0, 15000);
+    // Another item, of its own SKU, offered at eBay under the deleted item's SKU by its entry.
+    const b = await createItem(seller, {
+      name: 'Lamp',
+      sku: `LAMPT-B-${seller.id}`,
+      price: '19.90',
+      quantity: 7,
+      auction_a: [{ ...ebayListable, sku }],
+      cia: { auction_a: { is_active: true } },
+    });
+    await triggered(b);
+    await waitFor('eBay offering 7', async () => (await ebayShows(ebayId, sku)) === 7 && (await ciaState(b, 'auction_a'))[0]?.acked_quantity === 7, 15000);
+
+    // What a push again of the deleted item's 0 (its call's outcome unknown) or eBay's cancellation of its order does: due again.
+    const target = { portal: 'auction_a', portalAccountId: ebayId };
+    await db().transaction((trx) => ciaRepository.unknownAtChannel(trx, seller.id, target, [a]));
+    const pushed = await pushQuantities(seller.id, target);
+    expect({ ebay: await ebayShows(ebayId, sku), pushed: pushed.pushed, calls: pushed.calls }).to.deep.equal({ ebay: 7, pushed: [], calls: 0 });
+
+    // The reconcile walks the deleted item (its state waits) and its adjustment removes the state.
+    await reconcileAll(`taken-late-${seller.id}`);
+    const left = await waitFor('the deleted item’s state gone', async () => ((await ciaState(a, 'auction_a')).length === 0 ? [] : undefined), 15000);
+    expect({ ebay: await ebayShows(ebayId, sku), deletedItemStates: left.length }).to.deep.equal({ ebay: 7, deletedItemStates: 0 });
   });
 });
