@@ -30,6 +30,15 @@ export interface ErrorOptions<I extends ErrorId = ErrorId> {
    * fault of the call, so a job may wait for it without spending its tries (lib/order send_mit).
    */
   waitsFor?: string;
+  /**
+   * A portal call that failed after it reached the portal, which may still apply it (an answer
+   * not received in time or a connection reset after the request was written, a 5xx): set where
+   * the call is made (lib/portals portal-request.ts `mayLandUnanswered`, `mayLandAnswered`). A
+   * CIA push sends such a call's items once more when it can no longer land (lib/portal-offer
+   * README "A push whose outcome is unknown"). Unset: nothing the call asked was applied, or it
+   * asked nothing.
+   */
+  mayHaveLanded?: boolean;
 }
 
 /**
@@ -46,6 +55,7 @@ export class DomainError extends Error {
   readonly quota?: ErrorOptions['quota'];
   readonly scope?: string;
   readonly waitsFor?: string;
+  readonly mayHaveLanded?: boolean;
 
   constructor(
     readonly id: ErrorId,
@@ -61,6 +71,7 @@ export class DomainError extends Error {
     if (options.quota) this.quota = options.quota;
     if (options.scope) this.scope = options.scope;
     if (options.waitsFor) this.waitsFor = options.waitsFor;
+    if (options.mayHaveLanded) this.mayHaveLanded = true;
   }
 
   /** The status of the kind (Error_type code; the HTTP status of a whole answer). */
@@ -128,6 +139,15 @@ export const portalRefused = (message: string) => new DomainError('portal_refuse
  */
 export const portalWaiting = (message: string, waitsFor: string) => new DomainError('portal_unavailable', message, { waitsFor });
 
-/** A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from its Retry-After. */
-export const portalUnavailable = (message: string, retryAfterMs?: number) =>
-  new DomainError('portal_unavailable', message, retryAfterMs === undefined ? {} : { retryAfterSeconds: retryAfterMs / 1000 });
+/**
+ * A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from its Retry-After.
+ * `landed`: the portal may still apply it (ErrorOptions.mayHaveLanded); false by default.
+ */
+export const portalUnavailable = (message: string, retryAfterMs?: number, landed = false) =>
+  new DomainError('portal_unavailable', message, {
+    ...(retryAfterMs === undefined ? {} : { retryAfterSeconds: retryAfterMs / 1000 }),
+    ...(landed ? { mayHaveLanded: true } : {}),
+  });
+
+/** Whether a failure is a portal call the portal may still apply (ErrorOptions.mayHaveLanded). */
+export const mayHaveLanded = (err: unknown): boolean => err instanceof DomainError && err.mayHaveLanded === true;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { CiaStateRow, ciaRepository, PushTarget, WaitingStateRow } from '../cia';
 import { db } from '../db';
-import { isPermanent, noLongerExists, portalRefused, portalUnavailable } from '../errors';
+import { mayHaveLanded, noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../portals';
 import type { QuantityOutcome } from '../portals';
 import type { JobTurn } from './portal-slot-turn';
@@ -9,7 +9,7 @@ import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { revisionLedger } from './portal-listing-revision.repository';
 import { portalListingRepository } from './portal-listing.repository';
-import { pushAgainLater } from './portal-push-again.service';
+import { pushAgainLater, toPushAgain } from './portal-push-again.service';
 import type { Knex } from 'knex';
 
 export interface PushResult {
@@ -57,9 +57,10 @@ export async function leftListings(knex: Knex, accountId: number, target: PushTa
 /**
  * One bulk call under the target's lock: reads the latest wanted quantities still waiting,
  * sends them, and records what the portal said of each item. Returns the states sent and
- * their outcomes (none when another push got there first).
+ * their outcomes (none when another push got there first), and in `again` the items of a call
+ * that may still land, to be pushed again once it cannot (chosen under the lock: `toPushAgain`).
  */
-async function pushBatch(accountId: number, target: PushTarget, sent: WaitingStateRow[]): Promise<QuantityOutcome[]> {
+async function pushBatch(accountId: number, target: PushTarget, sent: WaitingStateRow[], again: number[]): Promise<QuantityOutcome[]> {
   const adapter = adapterFor(target.portal as PortalId);
   return db().transaction(async (trx) => {
     await ciaRepository.lockTarget(trx, accountId, target);
@@ -76,7 +77,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       group: fieldGroupEntry(s.grp),
       taken: s.last_error ? null : s.acked_quantity,
     }));
-    const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent), {
+    const call = adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent), {
       ledger: revisionLedger(trx, accountId, target),
       listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       listedMarkets: (stockIds) => portalListingRepository.liveMarkets(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
@@ -89,6 +90,12 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       recordChannelFulfilled: (listings, fulfilled) =>
         portalListingRepository.markFulfilledByChannel(trx, accountId, target.portal as PortalId, target.portalAccountId, listings, fulfilled),
     });
+    const outcomes = await call.catch(async (err: unknown) => {
+      // A call that may still land (a timeout or reset after it was written, a 5xx): its items
+      // to push again are chosen now, while this batch's lock keeps any push again out.
+      if (mayHaveLanded(err)) again.push(...(await toPushAgain(trx, accountId, target, sent)));
+      throw err;
+    });
     await ciaRepository.ack(
       trx,
       accountId,
@@ -100,6 +107,9 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       trx,
       outcomes.flatMap((o, i) => (o.outcome === 'held' ? [{ state: sent[i]!, until: o.until, message: o.message }] : [])),
     );
+    // An item's 5xx or missing answer may still be applied, as a call that failed whole (not its 429, nor a wait).
+    const landed = outcomes.flatMap((o, i) => (o.outcome === 'retry' && o.mayHaveLanded ? [sent[i]!] : []));
+    if (landed.length > 0) again.push(...(await toPushAgain(trx, accountId, target, landed)));
     return outcomes;
   });
 }
@@ -131,19 +141,16 @@ export async function pushQuantities(accountId: number, target: PushTarget, turn
     // Coalesced per target, a push job nearly always has work: the slot is taken without asking first.
     await waitForPortalSlot(target.portal, target.portalAccountId, undefined, turn);
     const sent: WaitingStateRow[] = [];
+    const again: number[] = [];
     let outcomes: QuantityOutcome[];
     try {
-      outcomes = await pushBatch(accountId, target, sent);
+      outcomes = await pushBatch(accountId, target, sent, again);
     } catch (err) {
       await ciaRepository.recordError(db(), accountId, sent, (err as Error).message).catch(() => undefined);
-      // Anything but an answered refusal (a timeout, a reset, a 5xx; a fault after the call) may
-      // have reached the channel and be applied after a newer push: sent once more when it can no longer land.
-      if (!isPermanent(err))
-        await pushAgainLater(
-          accountId,
-          target,
-          sent.map((s) => s.stock_id),
-        );
+      // A call that reached the channel and may be applied after a newer push (pushBatch chose
+      // its items): sent once more when it can no longer land. Not a refusal, a 429 or a call
+      // never sent, nor a fault after the call (answered: nothing of it is left to land).
+      await pushAgainLater(accountId, target, again);
       throw err;
     }
     if (outcomes.length === 0) break;
@@ -160,11 +167,7 @@ export async function pushQuantities(accountId: number, target: PushTarget, turn
       // another's (market_d: a lookup waiting for its token beside another SKU's 503).
       await ciaRepository.recordErrors(db(), accountId, retry);
       // An item's 5xx or missing answer may still be applied: as for a call that failed whole.
-      await pushAgainLater(
-        accountId,
-        target,
-        retry.map((r) => r.state.stock_id),
-      );
+      await pushAgainLater(accountId, target, again);
       throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]!.message}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.

@@ -988,7 +988,8 @@ export class AuctionAAdapter implements PortalAdapter {
     unlisted = false,
     listedAs?: string,
   ): QuantityOutcome {
-    if (!response) return { stockId, outcome: 'retry', message: `auction_a did not answer for SKU ${sku} (item ${stockId})` };
+    // Sent, and missing from eBay's answer: whether eBay applied it is not known.
+    if (!response) return { stockId, outcome: 'retry', message: `auction_a did not answer for SKU ${sku} (item ${stockId})`, mayHaveLanded: true };
     const status = Number(response.statusCode);
     const text = ebayErrorText(response.errors) ?? 'no reason given';
     if (status >= 200 && status < 300) {
@@ -1004,7 +1005,8 @@ export class AuctionAAdapter implements PortalAdapter {
     const message = `auction_a answered ${status} for SKU ${sku} (item ${stockId}): ${text}`;
     // eBay counted more revisions than Kontor (Seller Hub, another tool): held, never retried today.
     if (revisionLimitRefused(status, text)) return { stockId, ...heldUntilTomorrow(at, message) };
-    if (status === 429 || status === 408 || status >= 500) return { stockId, outcome: 'retry', message };
+    if (status >= 500) return { stockId, outcome: 'retry', message, mayHaveLanded: true };
+    if (status === 429 || status === 408) return { stockId, outcome: 'retry', message };
     const hint = !unlisted
       ? ''
       : listedAs

@@ -484,7 +484,9 @@ export class MarketEAdapter extends HttpPortalAdapter {
         const message = kauflands
           ? fulfilledByKaufland(s, r.idOffer, r.id, noAmount)
           : `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
-        outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: retry ? 'retry' : 'refused', message });
+        // Missing from the answer, or its 5xx: Kaufland may have applied it (a 404 or 429 did not).
+        if (retry) outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: 'retry', message, ...(!d || status >= 500 ? { mayHaveLanded: true } : {}) });
+        else outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: 'refused', message });
       }
     }
     // Kept in the listing's record (only a listing recorded under that unit id is marked), so a

@@ -3,7 +3,7 @@ import { config } from '../../config';
 import { DomainError, invalidField, portalRefused, portalUnavailable } from '../errors';
 import { portalCalls } from '../metrics';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
-import { PortalAnswer, portalRequest } from './portal-request';
+import { changesByMethod, mayLandAnswered, mayLandUnanswered, PortalAnswer, portalRequest } from './portal-request';
 import { portalUploadPart } from './upload-part.type';
 
 /** Data a portal would refuse (its own limits), found before sending: fails the job at once. */
@@ -44,11 +44,13 @@ interface ItemResult {
 }
 
 function itemOutcome(portal: string, stockId: number, result: ItemResult | undefined): QuantityOutcome {
-  if (!result) return { stockId, outcome: 'retry', message: `${portal} did not answer for item ${stockId}` };
+  // Missing from an answered call: whether the portal applied it is not known.
+  if (!result) return { stockId, outcome: 'retry', message: `${portal} did not answer for item ${stockId}`, mayHaveLanded: true };
   const status = Number(result.status);
   if (status >= 200 && status < 300) return { stockId, outcome: 'accepted' };
   const message = `${portal} answered ${status} for item ${stockId}: ${typeof result.message === 'string' ? result.message : 'no reason given'}`;
-  return { stockId, outcome: status === 429 || status === 408 || status >= 500 ? 'retry' : 'refused', message };
+  if (status >= 500) return { stockId, outcome: 'retry', message, mayHaveLanded: true };
+  return { stockId, outcome: status === 429 || status === 408 ? 'retry' : 'refused', message };
 }
 
 /**
@@ -152,7 +154,11 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
       });
     } catch (err) {
       portalCalls.inc({ portal: this.portal, outcome: 'failed' });
-      throw portalUnavailable(`${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+      throw portalUnavailable(
+        `${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`,
+        undefined,
+        mayLandUnanswered(changesByMethod(method), err),
+      );
     }
     const { text } = res;
     let parsed: Record<string, unknown> = {};
@@ -166,7 +172,11 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
     if (res.ok) return parsed;
     const message = typeof parsed.message === 'string' ? parsed.message : text.slice(0, 300) || res.statusText;
     if (transient) {
-      throw portalUnavailable(`${this.portal} answered ${res.status}: ${message}`, retryAfterMs(res.headers.get('retry-after')));
+      throw portalUnavailable(
+        `${this.portal} answered ${res.status}: ${message}`,
+        retryAfterMs(res.headers.get('retry-after')),
+        mayLandAnswered(changesByMethod(method), res.status),
+      );
     }
     if (res.status === 401) tokens.delete(this.tokenKey(target));
     throw portalRefused(`${this.portal} answered ${res.status}: ${message}`);

@@ -13,6 +13,11 @@
  * Accept-Encoding is sent. A kept-alive connection the portal closed while it was idle fails
  * before the request reached it (ECONNRESET on a reused socket, no answer begun): that request is
  * sent once more on a new connection, as Node's documentation advises.
+ *
+ * A failed exchange says whether the portal may still apply it (`mayLandUnanswered`,
+ * `mayLandAnswered`): the clients put that on the error they throw (lib/errors
+ * `mayHaveLanded`), and a CIA push sends such a call's items once more when it can no longer land
+ * (lib/portal-offer README "A push whose outcome is unknown").
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -45,6 +50,28 @@ class PortalTimeoutError extends Error {
   override name = 'TimeoutError';
 }
 
+/** Whether a request of this method asks the portal to change something (any method but a read's). */
+export const changesByMethod = (method: string): boolean => !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+
+/**
+ * Whether a request that asks for a change (`changes`) and failed without an answer may still be
+ * applied by the portal: it was written whole, or its answer had begun, before it failed (its
+ * deadline passed, its connection was reset, the answer broke off). A connection refused, a name
+ * not resolved, a deadline passed while connecting, or a reset before the request was written:
+ * the portal never read it.
+ */
+export function mayLandUnanswered(changes: boolean, err: unknown): boolean {
+  return changes && (err as { requestWritten?: unknown } | null | undefined)?.requestWritten === true;
+}
+
+/**
+ * Whether an answered request that asks for a change and failed may still be applied: a 5xx (the
+ * portal may have applied it before it failed). A 429 or 408 is an answer that it was not taken.
+ */
+export function mayLandAnswered(changes: boolean, status: number): boolean {
+  return changes && status >= 500;
+}
+
 export async function portalRequest(url: URL, request: PortalRequest): Promise<PortalAnswer> {
   const deadline = Date.now() + request.timeoutMs;
   try {
@@ -61,6 +88,8 @@ function exchange(url: URL, { method, headers, body, timeoutMs }: PortalRequest,
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     let answered = false;
+    // The request handed whole to the operating system ('finish' comes only once connected).
+    let written = false;
     const req = client.request(
       url,
       { method, agent, headers: body === undefined ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) } },
@@ -84,7 +113,7 @@ function exchange(url: URL, { method, headers, body, timeoutMs }: PortalRequest,
               text: decoder.decode(decoded(Buffer.concat(chunks), res.headers['content-encoding'])),
             });
           } catch (err) {
-            reject(err as Error);
+            reject(Object.assign(err as Error, { requestWritten: true }));
           }
         });
       },
@@ -93,10 +122,11 @@ function exchange(url: URL, { method, headers, body, timeoutMs }: PortalRequest,
       clearTimeout(timer);
       // The portal closed a kept-alive connection before this request reached it.
       if (req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET' && !answered) Object.assign(err, { staleSocket: true });
-      reject(err);
+      reject(Object.assign(err, { requestWritten: written || answered }));
     }
     const timer = setTimeout(() => req.destroy(new PortalTimeoutError(`no answer within ${timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
     req.on('error', fail);
+    req.on('finish', () => (written = true));
     req.end(body);
   });
 }

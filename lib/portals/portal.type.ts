@@ -112,7 +112,19 @@ export interface QuantityUpdate {
  */
 export type QuantityOutcome =
   | { stockId: number; outcome: 'accepted' }
-  | { stockId: number; outcome: 'refused' | 'retry'; message: string }
+  | { stockId: number; outcome: 'refused'; message: string }
+  | {
+      stockId: number;
+      outcome: 'retry';
+      message: string;
+      /**
+       * The portal may still apply what was sent of the item (its 5xx, the item missing from an
+       * answered call, a call of it that failed after it was written: lib/errors `mayHaveLanded`),
+       * and lib/portal-offer pushes it once more when that can no longer land. Absent: not applied
+       * (a 429, a 408, a wait for the portal's rate limit, a call never sent).
+       */
+      mayHaveLanded?: boolean;
+    }
   | { stockId: number; outcome: 'held'; message: string; until: Date };
 
 /** A listing's revisions counted today, after a reservation: granted (counted now) or not (the count it already had). */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import nock from 'nock';
 import zlib from 'node:zlib';
-import { portalRequest } from '../../lib/portals/portal-request';
+import { changesByMethod, mayLandAnswered, mayLandUnanswered, portalRequest } from '../../lib/portals/portal-request';
 
 /** A server answering each request with what `answer` does; it records what it was sent. */
 async function portal(answer: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void) {
@@ -135,5 +135,34 @@ describe('portal requests: what the portal clients rely on, without fetch', func
     const err = (await portalRequest(new URL('/', p.base), { method: 'GET', headers: {}, timeoutMs: 5000 }).catch((e: unknown) => e)) as NodeJS.ErrnoException;
     expect(err.code).to.equal('ECONNREFUSED');
     expect(err.name).to.not.equal('TimeoutError');
+  });
+
+  it('when a change fails after the portal read it (no answer in time, a reset) or with a 5xx, then it may still land; refused, a 429 or a read, then not', async () => {
+    const silent = await portal(() => undefined);
+    closers.push(async () => {
+      silent.server.closeAllConnections();
+      await silent.close();
+    });
+    const reset = await portal((req) => void req.socket.resetAndDestroy());
+    closers.push(reset.close);
+    const gone = await portal((_req, res) => res.end());
+    await gone.close();
+    const fail = (base: string, method: string) =>
+      portalRequest(new URL('/offers/quantities', base), { method, headers: {}, body: method === 'GET' ? undefined : '{"quantity":3}', timeoutMs: 300 }).then(
+        () => expect.fail('answered'),
+        (e: unknown) => e as NodeJS.ErrnoException,
+      );
+    const late = await fail(silent.base, 'PUT');
+    expect(late.name).to.equal('TimeoutError');
+    expect(mayLandUnanswered(changesByMethod('PUT'), late), 'a PUT the portal read and did not answer in time').to.equal(true);
+    expect(mayLandUnanswered(changesByMethod('GET'), await fail(silent.base, 'GET')), 'a GET asks for nothing').to.equal(false);
+    const cut = await fail(reset.base, 'POST');
+    expect(cut.code).to.equal('ECONNRESET');
+    expect(mayLandUnanswered(changesByMethod('POST'), cut), 'a POST reset after the portal read it').to.equal(true);
+    const refused = await fail(gone.base, 'PUT');
+    expect(refused.code).to.equal('ECONNREFUSED');
+    expect(mayLandUnanswered(changesByMethod('PUT'), refused), 'a PUT whose connection was refused').to.equal(false);
+    expect([503, 500, 429, 408].map((status) => mayLandAnswered(changesByMethod('PUT'), status))).to.deep.equal([true, true, false, false]);
+    expect(mayLandAnswered(changesByMethod('GET'), 503)).to.equal(false);
   });
 });

@@ -81,6 +81,7 @@ const migrations: string[] = [
   '20261130_0070_portal_push_unknown',
   '20261130_0080_stock_set_main_reserved',
   '20261130_0090_webhook_delivery_record',
+  '20261130_0150_portal_push_unknown_pushed_again',
   '20261130_0170_portal_listing_marked_whole_read_again',
   '20261130_0171_portal_listing_marked_whole_unread_index',
   '20261130_0180_order_credit_paid_sign',

@@ -183,16 +183,22 @@ function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId:
     const messageId = byItem.get(i);
     if (messageId === undefined) return { stockId: u.stockId, outcome: 'accepted' };
     const found = [...general, ...(errors.get(messageId) ?? [])];
-    if (found.length === 0) return unsure ? { stockId: u.stockId, outcome: 'retry', message: unsure } : { stockId: u.stockId, outcome: 'accepted' };
+    // Not said to be unapplied: it may be applied (a message accepted is being applied).
+    if (found.length === 0)
+      return unsure ? { stockId: u.stockId, outcome: 'retry', message: unsure, mayHaveLanded: true } : { stockId: u.stockId, outcome: 'accepted' };
     return { stockId: u.stockId, outcome: 'refused', message: `market_d feed ${feedId} refused the quantity of item ${u.stockId}: ${found.join('; ')}` };
   });
 }
 
-const retryAll = (updates: QuantityUpdate[], message: string): QuantityOutcome[] => updates.map((u) => ({ stockId: u.stockId, outcome: 'retry', message }));
+const retryAll = (updates: QuantityUpdate[], message: string, mayHaveLanded = false): QuantityOutcome[] =>
+  updates.map((u) => ({ stockId: u.stockId, outcome: 'retry', message, ...(mayHaveLanded ? { mayHaveLanded } : {}) }));
 
-/** Every item answered retry while a feed of the target is still processing: nothing newer (feed or patch) may overtake it. */
+/**
+ * Every item answered retry while a feed of the target is still processing: nothing newer (feed or
+ * patch) may overtake it. It may still be applied (its items marked as landing late, lib/portal-offer).
+ */
 export const stillProcessing = (updates: QuantityUpdate[], feedId: string, account: number, status: string) =>
-  retryAll(updates, `market_d feed ${feedId} of portal account ${account} is still ${status}; read again on the next try`);
+  retryAll(updates, `market_d feed ${feedId} of portal account ${account} is still ${status}; read again on the next try`, true);
 
 /** A feed's end as getFeed answered it. */
 export interface FeedEnd {

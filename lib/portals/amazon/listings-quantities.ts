@@ -1,4 +1,4 @@
-import { isPermanent } from '../../errors';
+import { isPermanent, mayHaveLanded } from '../../errors';
 import type { PushAids, QuantityOutcome, QuantityUpdate } from '../portal.type';
 import { lowestPerListing } from '../shared-listing';
 import { amazonFulfilment, fbaRefusal, shownIn } from './fba-offers';
@@ -155,7 +155,8 @@ async function patchQuantity(
     return { stockId, outcome: 'refused', message: `market_d refused the quantity of item ${stockId} (SKU ${message.sku}): ${errors}`.slice(0, 1000) };
   } catch (err) {
     if (isPermanent(err)) throw stop.stop(err);
-    return { stockId, outcome: 'retry', message: (err as Error).message };
+    // A patch that failed after it was sent may still be applied; a lookup's failure or a wait was not.
+    return { stockId, outcome: 'retry', message: (err as Error).message, ...(mayHaveLanded(err) ? { mayHaveLanded: true } : {}) };
   }
 }
 

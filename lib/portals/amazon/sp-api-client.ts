@@ -5,6 +5,7 @@ import { config } from '../../../config';
 import { DomainError, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
+import { changesByMethod, mayLandAnswered, mayLandUnanswered } from '../portal-request';
 import type { PortalTarget } from '../portal.type';
 import { accessToken, forgetAccessToken } from './lwa';
 import { SpApiCredentials, spApiCredentials } from './sp-api-credentials';
@@ -119,7 +120,11 @@ export class SpApiSession {
     if (status === undefined) {
       portalCalls.inc({ portal: 'market_d', outcome: 'failed' });
       const timeout = err.name === 'TimeoutError';
-      return portalUnavailable(`market_d: ${timeout ? 'no answer in time' : err.message} (${method.toUpperCase()} ${path})`);
+      return portalUnavailable(
+        `market_d: ${timeout ? 'no answer in time' : err.message} (${method.toUpperCase()} ${path})`,
+        undefined,
+        mayLandUnanswered(changesByMethod(method), err),
+      );
     }
     const message = `market_d answered ${status} to ${method.toUpperCase()} ${path} for portal account ${this.target.portalAccountId}: ${spApiErrors(response?.data)}`;
     const transient = status === 429 || status === 408 || status >= 500;
@@ -131,6 +136,7 @@ export class SpApiSession {
     return portalUnavailable(
       message,
       retryAfterMs(typeof retryAfter === 'string' ? retryAfter : null) ?? (status === 429 ? Math.ceil(1000 / plan.rate) : undefined),
+      mayLandAnswered(changesByMethod(method), status),
     );
   }
 }

@@ -8,7 +8,7 @@ import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
-import { PortalAnswer, portalRequest } from '../portal-request';
+import { changesByMethod, mayLandAnswered, mayLandUnanswered, PortalAnswer, portalRequest } from '../portal-request';
 import type { PortalTarget } from '../portal.type';
 import { ebayAccessToken, forgetEbayToken } from './ebay-token';
 
@@ -67,7 +67,11 @@ async function send(target: PortalTarget, request: EbayRequest, token: string): 
     });
   } catch (err) {
     portalCalls.inc({ portal, outcome: 'failed' });
-    throw portalUnavailable(`${portal}: ${(err as Error).name === 'TimeoutError' ? 'eBay did not answer in time' : (err as Error).message}`);
+    throw portalUnavailable(
+      `${portal}: ${(err as Error).name === 'TimeoutError' ? 'eBay did not answer in time' : (err as Error).message}`,
+      undefined,
+      mayLandUnanswered(changesByMethod(request.method), err),
+    );
   }
 }
 
@@ -91,7 +95,7 @@ export async function ebayCall<T = Record<string, unknown>>(target: PortalTarget
   if (res.ok || request.accept?.includes(res.status)) return { status: res.status, body: body as T, headers: res.headers };
   const reason = ebayErrorText((body as { errors?: EbayError[] }).errors) ?? (text.slice(0, 300) || res.statusText);
   const what = `${portal} (portal account ${target.portalAccountId}) ${request.method} ${request.path} answered ${res.status}: ${reason}`;
-  if (transient) throw portalUnavailable(what, retryAfterMs(res.headers.get('retry-after')));
+  if (transient) throw portalUnavailable(what, retryAfterMs(res.headers.get('retry-after')), mayLandAnswered(changesByMethod(request.method), res.status));
   if (res.status === 401) forgetEbayToken(target.portalAccountId);
   throw portalRefused(what);
 }

@@ -10,7 +10,7 @@ import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
-import { PortalAnswer, portalRequest } from '../portal-request';
+import { changesByMethod, mayLandAnswered, mayLandUnanswered, PortalAnswer, portalRequest } from '../portal-request';
 import { waitForPortalSlot } from '../portal-rate-limit';
 import type { PortalTarget } from '../portal.type';
 import { KauflandCredentials, kauflandCredentials } from './kaufland-credentials';
@@ -113,7 +113,11 @@ export class KauflandSession {
         res = await portalRequest(url, { method, headers, body: body === undefined ? undefined : text, timeoutMs: config().portalTimeoutMs });
       } catch (err) {
         portalCalls.inc({ portal: 'market_e', outcome: 'failed' });
-        const failed = portalUnavailable(`market_e (Kaufland): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+        const failed = portalUnavailable(
+          `market_e (Kaufland): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`,
+          undefined,
+          mayLandUnanswered(changesByMethod(method), err),
+        );
         unanswered.add(failed);
         throw failed;
       }
@@ -136,7 +140,7 @@ export class KauflandSession {
         }
         throw portalUnavailable(message, wait);
       }
-      if (transient) throw portalUnavailable(message, retryAfterMs(res.headers.get('retry-after')));
+      if (transient) throw portalUnavailable(message, retryAfterMs(res.headers.get('retry-after')), mayLandAnswered(changesByMethod(method), res.status));
       if (res.status === 401 || res.status === 403) throw portalRefused(`${message}; check the keys of portal account ${this.target.portalAccountId}`);
       throw portalRefused(message);
     }

@@ -10,7 +10,7 @@ import { config } from '../../../config';
 import { DomainError, portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
-import { PortalAnswer, portalRequest } from '../portal-request';
+import { mayLandAnswered, mayLandUnanswered, PortalAnswer, portalRequest } from '../portal-request';
 import type { PortalTarget } from '../portal.type';
 import { ShopifyCredentials, shopifyCredentials } from './shopify-credentials';
 
@@ -59,6 +59,9 @@ const errorText = (errors: GraphqlAnswer<unknown>['errors']): string =>
  * code, such an answer was refused for good as any other error, failing the job of a call that
  * only had to wait.
  */
+/** A document that changes the store (a mutation): its call failing may still be applied; a query's asks nothing. */
+const isMutation = (query: string) => /^\s*mutation\b/.test(query);
+
 const isThrottled = (e: GraphqlError) => e.extensions?.code === 'THROTTLED' || e.message?.trim().toLowerCase() === 'throttled';
 
 /**
@@ -145,7 +148,11 @@ export class ShopifySession {
         });
       } catch (err) {
         portalCalls.inc({ portal: 'webshop', outcome: 'failed' });
-        throw portalUnavailable(`webshop (Shopify): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+        throw portalUnavailable(
+          `webshop (Shopify): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`,
+          undefined,
+          mayLandUnanswered(isMutation(query), err),
+        );
       }
       const raw = res.text;
       let body: GraphqlAnswer<T>;
@@ -170,7 +177,7 @@ export class ShopifySession {
         throw portalUnavailable(`webshop (Shopify) throttled the call; the bucket refills in ${wait} ms`, wait);
       }
       const message = `webshop (Shopify) answered ${res.status}: ${errorText(body.errors)}`;
-      if (transient) throw portalUnavailable(message, retryAfterMs(res.headers.get('retry-after')));
+      if (transient) throw portalUnavailable(message, retryAfterMs(res.headers.get('retry-after')), mayLandAnswered(isMutation(query), res.status));
       const denied = accessDenied(body.errors);
       if (denied) {
         const lacking = denied.scopes.length ? `the access scope ${denied.scopes.join(' or ')}` : 'an access scope';
