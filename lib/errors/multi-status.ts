@@ -5,7 +5,7 @@
  * in a savepoint; an item that cannot fail after its first write may skip it (the fast path).
  */
 import type { Knex } from 'knex';
-import { inSavepoint } from '../db';
+import { inSavepoint, isConflictVictim } from '../db';
 import type { Logger } from '../log';
 import { DomainError, ErrorItem } from './domain-error';
 import type { Warning } from './warning';
@@ -60,7 +60,10 @@ export function failedItem(path: string, err: unknown, options: ItemOptions): Mu
 /**
  * Runs one item in the list's transaction and returns its entry. A fault on the fast path
  * (the item wrote without a savepoint, so the transaction may hold half of it) throws
- * RunAgainSafely: the caller runs the list again with savepointAll (see runListSafely).
+ * RunAgainSafely: the caller runs the list again with savepointAll (see runListSafely). A
+ * deadlock or serialization victim (40P01, 40001) is thrown as it is, never an item's 500: the
+ * race is no fault of the item or the client, so the whole request runs again; the caller's
+ * transaction must be lib/db's inTransaction, which retries it (up to 3 times, then 503 retry_later).
  */
 export async function runItem(
   trx: Knex.Transaction,
@@ -78,6 +81,8 @@ export async function runItem(
     return { path, code, ...fields, ...withWarnings(options.warnings) };
   } catch (err) {
     if (err instanceof DomainError) return failedItem(path, err, options);
+    // Before, the item that lost a deadlock answered 500 internal_error while the rest committed.
+    if (isConflictVictim(err)) throw err;
     if (!guarded) throw new RunAgainSafely('an item on the fast path failed', { cause: err });
     if (options.faults === 'throw') throw err;
     return failedItem(path, err, options);

@@ -10,7 +10,7 @@
  * stock changed inside its own savepoint, which isolates the refused order.
  */
 import type { Knex } from 'knex';
-import { transaction } from '../db';
+import { inTransaction, isConflictVictim } from '../db';
 import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http';
 import { log } from '../log';
@@ -86,11 +86,13 @@ function runFrom(items: ListItem[], index: number): ListItem[] {
  */
 function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean): Promise<MultiStatusItem[]> {
   const { accountId } = caller;
-  return transaction(async (trx) => {
+  // A deadlock or serialization victim runs the whole list again (lib/db, up to 3 times): runItem
+  // throws it rather than failing the item, since the race is never the client's fault.
+  return inTransaction(async (trx) => {
     const response: MultiStatusItem[] = [];
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const stock = await StockBatch.forOrders(trx, accountId, inputs);
-    await takeCountersAhead(trx, accountId, inputs);
+    await takeCountersAhead(trx, caller, items);
     const writes = new OrderWrites(caller, stock, true);
     // Entries of planned creates: they get their order_id when their run is written.
     let awaiting: MultiStatusItem[] = [];
@@ -101,7 +103,9 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
       awaiting = [];
     };
     // A refusal only the database finds (a set-based statement, an item a line takes from gone): the list runs again safely.
+    // A conflict victim left the transaction unusable, not refused: it runs again as it was.
     const rerun = (err: unknown): never => {
+      if (isConflictVictim(err)) throw err;
       throw new RunAgainSafely('a set-based order write failed', { cause: err });
     };
     const flush = async () => resolve(await writes.flush(trx).catch(rerun));

@@ -16,6 +16,7 @@ import { counterRepository } from '../account';
 import { CustomerBook } from '../customer';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
 import { invoiceJobsFor } from './order-invoice.service';
+import { toCents } from './order-money';
 import { giveInvoiceNumbers } from './order-paid';
 import type { PlannedMove, StockBatch } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository, PaymentUpdate } from './order.repository';
@@ -83,14 +84,41 @@ export function mayBePaid(input: OrderInput | undefined): boolean {
 }
 
 /**
- * For a write of many orders that may take a counter after the order counter (POST order/list/:
- * a run of creates after another, an update that makes an order paid, a create that makes a new
- * customer): takes them first, so that every order write takes the counters in one order
- * (invoice, customer, order) and no two wait for each other in a circle.
+ * Whether an update may bring its order's invoice to 0.00: it sends the lines or the shipping fee
+ * (invoice_amount = lines + fee), and when it sends both, they sum to 0.00 (a post-back of a whole
+ * order that is not free needs no look at the stored order). At paid_amount 0.00 that pays the
+ * order (README, paid state) and gives it an invoice number if it has none.
  */
-export async function takeCountersAhead(trx: Knex.Transaction, accountId: number, inputs: (OrderInput | undefined)[]): Promise<void> {
-  if (inputs.some(mayBePaid)) await counterRepository.take(trx, accountId, 'invoice', 0);
-  await counterRepository.take(trx, accountId, 'customer', 0);
+function mayZeroInvoice(input: OrderInput | undefined): boolean {
+  if (input?.line === undefined) return input?.shipping?.fee !== undefined;
+  const fee = input.shipping?.fee;
+  if (fee === undefined) return true;
+  return input.line.reduce((sum, l) => sum + BigInt(l.quantity ?? 1) * (l.price ? toCents(l.price) : 0n), toCents(fee)) === 0n;
+}
+
+/**
+ * Whether an update of `orderId` may give the order an invoice number: it may make it paid
+ * (mayBePaid), or bring its invoice to 0.00 while it is at paid_amount 0.00 without an invoice
+ * number (read without a lock, before the order's row).
+ */
+async function mayNumberInvoice(trx: Knex.Transaction, scope: OrderScope, updates: { orderId: string; input: OrderInput }[]): Promise<boolean> {
+  if (updates.some((u) => mayBePaid(u.input))) return true;
+  const ids = updates.filter((u) => mayZeroInvoice(u.input)).map((u) => u.orderId);
+  return ids.length > 0 && orderRepository.anyAtZeroPaidWithoutInvoiceNumber(trx, scope, ids);
+}
+
+/**
+ * For a write of many orders that may take a counter after the order counter (POST order/list/:
+ * a run of creates after another, an update that makes an order paid or brings its invoice back
+ * to 0.00 at paid_amount 0.00, a create that makes a new customer): takes them first, so that
+ * every order write takes the counters in one order (invoice, customer, order), the invoice
+ * counter before any order row, and no two wait for each other in a circle. An update is an item
+ * with its orderId.
+ */
+export async function takeCountersAhead(trx: Knex.Transaction, scope: OrderScope, items: { orderId?: string; input?: OrderInput }[]): Promise<void> {
+  const updates = items.flatMap(({ orderId, input }) => (orderId !== undefined && input ? [{ orderId, input }] : []));
+  if (items.some((i) => mayBePaid(i.input)) || (await mayNumberInvoice(trx, scope, updates))) await counterRepository.take(trx, scope.accountId, 'invoice', 0);
+  await counterRepository.take(trx, scope.accountId, 'customer', 0);
 }
 
 export class OrderWrites {
@@ -134,6 +162,17 @@ export class OrderWrites {
       this.customerLocked,
     );
     this.invoiceLocked ||= lockInvoice;
+  }
+
+  /**
+   * Takes the invoice counter's lock before an update locks the row of `orderId`, when the update
+   * may give the order an invoice number (mayNumberInvoice): the invoice counter comes before the
+   * order rows in every order write. A bank match takes it and then the rows it pays: an update
+   * taking it after its row (at flush) waited in a circle with it, and in order/list/ the item
+   * lost. A batch that took its counters ahead (order/list/) has decided this for all its items.
+   */
+  async lockInvoiceFor(trx: Knex.Transaction, orderId: string, input: OrderInput): Promise<void> {
+    if (!this.invoiceLocked && (await mayNumberInvoice(trx, this.scope, [{ orderId, input }]))) await this.lockInvoice(trx);
   }
 
   /**

@@ -560,6 +560,21 @@ export const orderRepository = {
     return inOrderScope(trx('sales_order'), scope).select<OrderRow[]>('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
   },
 
+  /**
+   * Whether one of the orders is at paid_amount 0.00 without an invoice number, read without a
+   * lock (before the rows are locked): its invoice going back to 0.00 pays it and gives it a number
+   * (README, paid state), so its writer takes the invoice counter first (lock order).
+   */
+  async anyAtZeroPaidWithoutInvoiceNumber(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<boolean> {
+    const found = await inOrderScope(trx('sales_order'), scope)
+      .select('internal_id')
+      .whereRaw('id = ANY(?::text[])', [ids])
+      .andWhere('paid_amount', 0)
+      .whereNull('invoice_number')
+      .first();
+    return found !== undefined;
+  },
+
   /** The version (versionSql) of an order the transaction has locked. */
   async versionOf(trx: Knex.Transaction, accountId: number, internalId: string): Promise<string> {
     const row = await trx('sales_order')

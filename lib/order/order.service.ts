@@ -19,7 +19,7 @@ import { checkAmount, fromCents, toCents } from './order-money';
 import { orderPaymentRecords, ReleasedPayment } from './order-payment-records';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
 import { PlannedMove, StockBatch } from './order-stock.service';
-import { mayBePaid, OrderWrites, WrittenOrder } from './order-writes';
+import { OrderWrites, WrittenOrder } from './order-writes';
 import { LineRow, orderRepository, OrderRow } from './order.repository';
 import type { OrderInput } from './order.type';
 
@@ -183,8 +183,9 @@ export async function updateOrderIn(
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
   // The lock order of every order write (README): the invoice counter before the order row, when
-  // the update may make the order paid. Taken after the row, it deadlocked with order/list/.
-  if (mayBePaid(input)) await writes.lockInvoice(trx);
+  // the update may make the order paid or bring its invoice back to 0.00 at paid_amount 0.00.
+  // Taken after the row, it deadlocked with order/list/ and bank matches.
+  await writes.lockInvoiceFor(trx, orderId, input);
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, idField);
   await checkOrderIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);

@@ -1,7 +1,7 @@
 /** POST stock/list/: up to 200 creates and updates, each succeeding or failing on its own. */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { transaction } from '../db';
+import { inTransaction } from '../db';
 import { MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { PortalAccountMention, stripReadOnly, validate } from '../http';
 import type { Logger } from '../log';
@@ -46,7 +46,9 @@ function prepare(raw: unknown, index: number): ListItem {
  * written set-based (createPlainItems): an item the rules refuse fails alone before anything is
  * written. Every other item runs in a savepoint, so a failed one leaves nothing behind. Should
  * the database refuse a set-based statement, the transaction is rolled back and the whole list
- * runs again with a savepoint for every item, which isolates the refused item. Returns
+ * runs again with a savepoint for every item, which isolates the refused item. A deadlock or
+ * serialization victim runs the whole list again (lib/db inTransaction; runItem throws it): the
+ * race is no item's fault. Every run starts from the items' validation warnings. Returns
  * Multistatus_type items in input order.
  */
 export async function saveStockList(scope: OrderScope & AppWriter & { requestId?: string }, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
@@ -55,14 +57,16 @@ export async function saveStockList(scope: OrderScope & AppWriter & { requestId?
   const prepared = await checkedMentions(scope, items.map(prepare));
   return runListSafely(
     (savepointAll) =>
-      transaction(async (trx) => {
+      inTransaction(async (trx) => {
         const response: MultiStatusItem[] = [];
+        // Each run's writes add their warnings to a copy: a run rolled back must not leave its own in the answer.
+        const attempt = prepared.map((item) => ({ ...item, warnings: [...item.warnings] }));
         let run: ListItem[] = [];
         const flush = async () => {
           if (run.length) response.push(...(await createRun(trx, accountId, run, log, appClient)));
           run = [];
         };
-        for (const item of prepared) {
+        for (const item of attempt) {
           if (!savepointAll && (item.error !== undefined || isPlainNew(item.id, item.fields!))) {
             run.push(item);
             continue;
