@@ -128,6 +128,11 @@ function paidBy(paidAmount: string | null, invoiceAmount: string): boolean {
   return paidAmount !== null && (toCents(paidAmount) !== 0n || toCents(invoiceAmount) === 0n);
 }
 
+/** Two paid_amounts are the same amount (null: never written, only the same as null). */
+function sameAmount(a: string | null, b: string | null): boolean {
+  return a === null || b === null ? a === b : toCents(a) === toCents(b);
+}
+
 /**
  * What a write does to paid_amount: sets it, or pays the invoice in full (is_paid at creation, a
  * prepaid payment method): then the order is paid even when its invoice is 0.00.
@@ -143,8 +148,12 @@ export type PaidChange = { paidAmount: string | null } | { inFullOf: string };
  * money again and now is not (a receiver that must act once per order checks the order, e.g.
  * is_shipped).
  */
-export function planPaid(before: PaidBefore | undefined, change: PaidChange | undefined, invoiceAmount: string, now: Date): PaidPlan {
+export function planPaid(before: PaidBefore | undefined, sent: PaidChange | undefined, invoiceAmount: string, now: Date): PaidPlan {
   const was = before ?? neverPaid;
+  // paid_amount written as it is stored (a read order posted back) changes nothing, so it counts
+  // as not sent and the state follows the invoice below. Before, a free order made paid, read
+  // (0.00) and posted back with a 20.00 line was unpaid silently: no not_paid warning, no history.
+  const change = before && sent && 'paidAmount' in sent && sameAmount(sent.paidAmount, was.paid_amount) ? undefined : sent;
   const columns: PaidPlan['columns'] = {};
   let isPaid = was.is_paid;
   let followsInvoice = false;

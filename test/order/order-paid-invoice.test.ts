@@ -94,6 +94,28 @@ describe('order: the paid state follows the invoice amount at paid_amount 0.00',
     }
   });
 
+  it('when a free order made paid is read and posted back with a 20.00 line, then the paid_amount it read (0.00, unchanged) leaves it unpaid with the warning and history, as without paid_amount', async () => {
+    const orderId = await createOrder(seller, { line: [free], status: { is_paid: true } });
+    const read = await readOrder(seller, orderId);
+    expect(read).to.include({ paid_amount: '0.00', invoice_number: 1 });
+
+    const res = await update(orderId, { ...read, line: [free, bought] });
+    expect(res.status, res.text).to.equal(200);
+    expect(unpaidWarning(res.body, 'order.paid_amount'), res.text).to.not.equal(undefined);
+    const order = await readOrder(seller, orderId);
+    expect(order.status).to.include({ is_paid: false, paid_date: null });
+    expect(order).to.include({ paid_amount: '0.00', invoice_amount: '20.00', invoice_number: 1 });
+    expect(order.history).to.include('unpaid: invoice amount 0.00 -> 20.00 at paid_amount 0.00');
+
+    // Posted back again with the lines at 0.00: paid again, as the same change without paid_amount.
+    const back = await update(orderId, { ...order, line: [free] });
+    expect(back.status, back.text).to.equal(200);
+    const paidAgain = await readOrder(seller, orderId);
+    expect(paidAgain.status.is_paid).to.equal(true);
+    expect(paidAgain).to.include({ paid_amount: '0.00', invoice_amount: '0.00', invoice_number: 1 });
+    expect(paidAgain.history).to.include('paid: invoice amount 20.00 -> 0.00 at paid_amount 0.00');
+  });
+
   it('when a free order paid by a prepaid payment method gets lines, then it is unpaid: the prepayment was 0.00 (posting back the same method does not pay it)', async () => {
     const orderId = await createOrder(seller, { line: [free], payment_method_id: 'CCAccepted' });
     expect((await readOrder(seller, orderId)).status.is_paid).to.equal(true);
