@@ -11,7 +11,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { earliestHandBookingHolding, toCents } from '../order';
+import { otherHandBookingsHolding, OtherHandBookingsHolding, toCents } from '../order';
 import { bankRepository, MatchOrder, MatchRecord, UnassignedRange } from './bank.repository';
 import { foldedWords, searchableWord } from './text-fold';
 
@@ -55,11 +55,9 @@ export const timesOf = (record: Pick<MatchRecord, 'created_at' | 'transfer_date'
   bookedAt: new Date(record.transfer_date),
 });
 
-/** The earliest hand booking that may hold one of the records (lib/order earliestHandBookingHolding). */
-function handSinceOf(records: Pick<MatchRecord, 'created_at' | 'transfer_date'>[]): Date | null {
-  const since = records.flatMap((r) => earliestHandBookingHolding(timesOf(r)) ?? []);
-  return since.length ? new Date(Math.min(...since.map((d) => d.getTime()))) : null;
-}
+/** The hand bookings on other orders that may hold one of the records (lib/order otherHandBookingsHolding). */
+const handOf = (records: Pick<MatchRecord, 'amount' | 'created_at' | 'transfer_date'>[]): OtherHandBookingsHolding | null =>
+  otherHandBookingsHolding(records.map((r) => ({ ...timesOf(r), amount: r.amount })));
 
 /**
  * The query's (amount, word) pairs, each once: the longest word of the name that PostgreSQL folds
@@ -85,14 +83,14 @@ export interface NameAmountCandidates {
   /**
    * Orders in scope that may be the payers of these records (the caller compares payerKey and
    * orderKey), and those the seller booked by hand whose hand booking may hold one of them
-   * (payerNameKey and handBookedKey; the caller asks bookedByHand).
+   * (payerNameKey and handBookedKey; the caller asks bookedByHandOnAnother).
    */
   ordersFor(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<MatchOrder[]>;
 }
 
 /** One read per call: a single transfer (POST bank/transfer/). */
 export const candidatesPerCall: NameAmountCandidates = {
-  ordersFor: (trx, scope, records) => bankRepository.ordersOwing(trx, scope, pairsOf(records), handSinceOf(records)),
+  ordersFor: (trx, scope, records) => bankRepository.ordersOwing(trx, scope, pairsOf(records), handOf(records)),
 };
 
 /**
@@ -105,9 +103,15 @@ export function candidatesPerJob(range: UnassignedRange): NameAmountCandidates {
   const known = new Map<string, Promise<Keyed>>();
   const idsByKey = async (trx: Knex.Transaction, scope: OrderScope): Promise<Keyed> => {
     const payers = await bankRepository.unassignedPayers(trx, scope, range);
-    const orders = await bankRepository.ordersOwing(trx, scope, pairsOf(payers), handSinceOf(payers));
+    const orders = await bankRepository.ordersOwing(trx, scope, pairsOf(payers), handOf(payers));
     const keyed: Keyed = { owing: new Map(), handBooked: new Map() };
-    const add = (map: Map<string, string[]>, key: string | null, id: string) => key && map.set(key, [...(map.get(key) ?? []), id]);
+    // Pushed, not copied: a copy per order cost a payer's orders squared (5,000 orders of one buyer booked by hand).
+    const add = (map: Map<string, string[]>, key: string | null, id: string) => {
+      if (!key) return;
+      const ids = map.get(key);
+      if (ids) ids.push(id);
+      else map.set(key, [id]);
+    };
     for (const o of orders) {
       add(keyed.owing, orderKey(o), o.id);
       add(keyed.handBooked, handBookedKey(o), o.id);
@@ -119,7 +123,10 @@ export function candidatesPerJob(range: UnassignedRange): NameAmountCandidates {
       const grant = String(scope.portalAccountGrant ?? 'all');
       if (!known.has(grant)) known.set(grant, idsByKey(trx, scope));
       const { owing, handBooked } = await known.get(grant)!;
-      const ids = new Set(records.flatMap((r) => [...(owing.get(payerKey(r) ?? '') ?? []), ...(handBooked.get(payerNameKey(r) ?? '') ?? [])]));
+      // Each payer's orders once: per record, a buyer of 5,000 orders booked by hand gave as many ids per record of theirs.
+      const lists = new Set(records.flatMap((r) => [owing.get(payerKey(r) ?? ''), handBooked.get(payerNameKey(r) ?? '')]));
+      const ids = new Set<string>();
+      for (const list of lists) for (const id of list ?? []) ids.add(id);
       return bankRepository.ordersWithIds(trx, scope, [...ids]);
     },
   };

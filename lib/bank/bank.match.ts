@@ -28,7 +28,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { bookedByHand, PaymentMisfit, payOrdersIn, toCents } from '../order';
+import { bookedByHand, bookedByHandOnAnother, PayerHandBookings, PaymentMisfit, payOrdersIn, toCents } from '../order';
 import { candidatesPerCall, handBookedKey, NameAmountCandidates, orderKey, payerKey, payerNameKey, timesOf } from './bank-name-amount';
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
@@ -195,24 +195,24 @@ function referencedBy(trx: Knex.Transaction, scope: OrderScope, refs: Refs[]): P
   });
 }
 
-/** Orders of the record's payer (name and currency) the seller booked by hand whose hand booking may be the record's money. */
-const payersHandBooked = (record: MatchRecord, byName: Map<string, MatchOrder[]>): MatchOrder[] =>
-  (byName.get(payerNameKey(record) ?? '') ?? []).filter((o) => byHand(record, o));
-
 /**
  * name_amount for the records references did not decide, among their candidates. Money the
- * seller may have booked by hand (bookedByHand) on an order the payer named by a bare number
- * (the weak verdict `booked_by_hand`) or on any order of the payer's name, whatever it owes now,
- * pays no other order: it stays unassigned as booked_by_hand. Before, only the orders owing the
+ * seller may have booked by hand on an order the payer named by a bare number (the weak verdict
+ * `booked_by_hand`, bookedByHand), or on another order of the payer's name whatever it owes now
+ * (bookedByHandOnAnother: that money is this amount, or the seller had the record in view), pays
+ * no other order: it stays unassigned as booked_by_hand. Before a969e8e only the orders owing the
  * amount were asked, and an order booked by hand in full owes nothing: of two orders of 20.00 of
- * Petra Part, her 20.00 booked by hand on one paid the other too (found by a reviewer).
+ * Petra Part, her 20.00 booked by hand on one paid the other too (found by a reviewer). Each
+ * payer's hand-booked orders are reduced once (PayerHandBookings) and each record asks that
+ * once: asking every order for every record took seconds for a buyer of thousands of orders
+ * booked by hand (found by a reviewer of a969e8e).
  */
 function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[], owing: Owing, candidates: MatchOrder[]): void {
   const index = indexBy(candidates, keyed(orderKey));
-  const handBooked = indexBy(candidates, keyed(handBookedKey));
+  const handBooked = new Map([...indexBy(candidates, keyed(handBookedKey))].map(([key, orders]) => [key, new PayerHandBookings(orders)]));
   for (const { decision, reason } of open) {
     const { record } = decision;
-    if (reason === 'booked_by_hand' || payersHandBooked(record, handBooked).length) {
+    if (reason === 'booked_by_hand' || handBooked.get(payerNameKey(record) ?? '')?.holds({ ...timesOf(record), amount: record.amount })) {
       decision.reason = 'booked_by_hand';
       continue;
     }
@@ -222,20 +222,27 @@ function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[
     if (fitting.length === 1) {
       Object.assign(decision, { orderId: fitting[0]!.id, rule: 'name_amount' });
       owing.pay(fitting[0]!, centsOf(record));
-    } else decision.reason = fitting.length > 1 ? 'ambiguous' : reason;
+    } else decision.reason = fitting.length > 1 ? 'ambiguous' : hit.some((o) => byHand(record, o)) ? 'booked_by_hand' : reason;
   }
 }
 
 /**
- * The orders in scope whose hand booking may be the record's money (bookedByHand): those its
- * references name, in its currency, and its payer's by name whatever they owe. What the
- * matching holds a record as booked_by_hand for, read again when the bank reverses it
+ * The orders in scope whose hand booking may be the record's money, as the matching holds it
+ * booked_by_hand for them: those its references name, in its currency (bookedByHand), and of its
+ * payer's by name whatever they owe, each that name and amount would pay (owing the amount:
+ * bookedByHand) or another (bookedByHandOnAnother). Read again when the bank reverses the record
  * (bank-reversal.service.ts tells the seller which order's paid_amount to lower).
  */
 export async function handBookedOrdersOf(trx: Knex.Transaction, scope: OrderScope, record: MatchRecord): Promise<MatchOrder[]> {
   const named = (await referencedBy(trx, scope, [refsOf(record)])).filter((o) => o.currency_id === record.currency_id && byHand(record, o));
-  const byName = indexBy(await candidatesPerCall.ordersFor(trx, scope, [record]), keyed(handBookedKey));
-  const orders = new Map([...named, ...payersHandBooked(record, byName)].map((o) => [o.id, o]));
+  const name = payerNameKey(record);
+  const payers = (await candidatesPerCall.ordersFor(trx, scope, [record])).filter(
+    (o) =>
+      name !== null &&
+      handBookedKey(o) === name &&
+      (bookedByHandOnAnother(o, { ...timesOf(record), amount: record.amount }) || (orderKey(o) === payerKey(record) && byHand(record, o))),
+  );
+  const orders = new Map([...named, ...payers].map((o) => [o.id, o]));
   return [...orders.values()];
 }
 
@@ -249,7 +256,13 @@ const keyed =
 
 function indexBy<T>(items: T[], keys: (item: T) => string[]): Map<string, T[]> {
   const map = new Map<string, T[]>();
-  for (const item of items) for (const key of keys(item)) map.set(key, [...(map.get(key) ?? []), item]);
+  // Pushed, not copied: a copy per item cost a key's items squared (5,000 orders of one buyer).
+  for (const item of items)
+    for (const key of keys(item)) {
+      const list = map.get(key);
+      if (list) list.push(item);
+      else map.set(key, [item]);
+    }
   return map;
 }
 

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { rematchAll } from '../../lib/bank/bank-match.service';
 import { call, newSeller, query, Seller } from '../support/api';
-import { readOrder } from '../order/helpers';
+import { createOrder, readOrder } from '../order/helpers';
 import { bankTransfers, bankWorkerForSuite, importStatement, orderPaidBy } from './bank-worker';
 import { fixture } from './fixtures';
 
@@ -97,6 +97,57 @@ describe('bank: money booked by hand on one order of a buyer, and the buyer’s 
     expect(outcome((await transfers(s)).find((r) => r.id === t.bank_id))).to.deep.equal([null, null, 'booked_by_hand']);
     expect((await readOrder(s, own)).paid_amount).to.equal(null);
     expect((await readOrder(s, husband)).paid_amount).to.equal('20.00');
+  });
+
+  const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
+  it('when the seller creates another order of the payer today with clearly different money as paid_amount, then the payer’s transfer of an earlier day pays her open order by name and amount', async () => {
+    const s = await newSeller();
+    const open = await orderPaidBy(s, '20.00', 'Petra Part');
+    const cash = await createOrder(s, {
+      customer: { email: 'buyer@example.com', address: { name: 'Petra Part' } },
+      line: [{ id: 1, price: '100.00', quantity: 1 }],
+      paid_amount: '100.00',
+    });
+
+    const t = await transfer(s, { sender: 'Petra Part', subject: 'Danke', amount: '20.00', transfer_date: daysAgo(20) });
+
+    expect(t.is_order_paid).to.equal('1');
+    expect(outcome((await transfers(s)).find((r) => r.id === t.bank_id))).to.deep.equal([open, 'name_amount', null]);
+    expect((await readOrder(s, open)).paid_amount).to.equal('20.00');
+    expect((await readOrder(s, cash)).paid_amount).to.equal('100.00');
+  });
+
+  it('when the seller books clearly different money by hand on another order of the payer today, then the payer’s transfer of an earlier day pays her open order by name and amount', async () => {
+    const s = await newSeller();
+    const open = await orderPaidBy(s, '20.00', 'Petra Part');
+    const cash = await orderPaidBy(s, '100.00', 'Petra Part');
+    await setPaid(s, cash, '100.00');
+
+    const t = await transfer(s, { sender: 'Petra Part', subject: 'Danke', amount: '20.00', transfer_date: daysAgo(20) });
+
+    expect(t.is_order_paid).to.equal('1');
+    expect(outcome((await transfers(s)).find((r) => r.id === t.bank_id))).to.deep.equal([open, 'name_amount', null]);
+    expect((await readOrder(s, open)).paid_amount).to.equal('20.00');
+  });
+
+  it('when a transfer the seller had unassigned in view is not more than what they then book by hand on another order of the payer, then the re-match holds it as booked_by_hand rather than paying the payer’s open order (decision), whatever the script of the name', async () => {
+    // Names folded to ASCII (an umlaut spelled out too), of another script, and without a word to search by.
+    for (const name of ['Petra Part', 'Jürgen Müller', 'Γιώργος Παπαδόπουλος', '王小明']) {
+      const s = await newSeller();
+      // Stored before any order of the payer: no_match.
+      const t = await transfer(s, { sender: name, subject: 'Anzahlung', amount: '20.00' });
+      expect(t.is_order_paid, name).to.equal('0');
+      const deposit = await orderPaidBy(s, '100.00', name);
+      // 20.00 by that transfer and 80.00 in cash, booked as one sum.
+      await setPaid(s, deposit, '100.00');
+      const open = await orderPaidBy(s, '20.00', name);
+
+      await rematchAll();
+
+      expect(outcome((await transfers(s)).find((r) => r.id === t.bank_id)), name).to.deep.equal([null, null, 'booked_by_hand']);
+      expect((await readOrder(s, open)).paid_amount, name).to.equal(null);
+    }
   });
 
   it('when the bank reverses a credit held as booked by hand (naming the order), then the order keeps what the seller booked and the seller gets a high-priority task naming that order and telling to lower its paid_amount', async () => {
