@@ -6,20 +6,16 @@
  * relay run in the test process; invoices go to a folder of the test's own.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { config } from '../../config';
 import { db } from '../../lib/db/knex';
-import { invoiceProcessors, issueInvoices, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
+import { issueInvoices, LocalFolderStorage, readFacturx } from '../../lib/invoice';
 import { apiBase, call, newSeller, Seller, tokenFor } from '../support/api';
 import { kontor } from '../support/cli';
 import { giveInvoiceDetails } from '../support/invoicing';
-import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
 import { checkEn16931, checkXrechnung } from './en16931-rules';
-import { pdfText, xmllint } from './support';
+import { invoiceWorkerForSuite, pdfText, xmllint } from './support';
 
 interface InvoiceAnswer {
   order_id: string;
@@ -36,20 +32,7 @@ interface InvoiceAnswer {
 
 describe('invoices: issued, asked for and served (issue 35)', function () {
   this.timeout(60000);
-  let worker: { stop(): Promise<void> };
-  let dir: string;
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoices-'));
-    setInvoiceStorage(new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32)));
-    worker = await startQueueWorker('invoice', invoiceProcessors, 'invoice');
-  });
-
-  after(async () => {
-    await worker?.stop();
-    setInvoiceStorage(undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = invoiceWorkerForSuite('invoices');
 
   /** A seller whose account has a company address and invoice settings (VAT id, IBAN, contact). */
   const invoicingSeller = async (settings: Record<string, unknown> = {}): Promise<Seller> => giveInvoiceDetails(await newSeller(), settings);
@@ -271,7 +254,7 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     elsewhere.pathname = url.pathname.replace(/\/\d+\//, `/${other.id}/`);
     expect((await download(elsewhere.toString())).status).to.equal(404);
     // A link made an hour ago with a five-minute life.
-    const storage = new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32));
+    const storage = new LocalFolderStorage(suite.dir, await apiBase(), crypto.randomBytes(32));
     const key = url.pathname.replace('/invoice-file/', '');
     const old = await storage.link(key, 300, 'invoice.pdf', 'application/pdf', new Date(Date.now() - 3600 * 1000));
     expect(

@@ -6,19 +6,14 @@
  * refunded, line net = quantity x net price / base quantity, the PDF's money has the XML's two
  * decimals in every currency, and the payment terms of an amount owed to the buyer say it is refunded.
  */
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
-import { invoiceProcessors, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
+import { readFacturx } from '../../lib/invoice';
 import { apiBase, call, newSeller, Seller } from '../support/api';
 import { giveInvoiceDetails } from '../support/invoicing';
-import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
 import { checkEn16931 } from './en16931-rules';
-import { pdfText, xmllint } from './support';
+import { invoiceWorkerForSuite, pdfText, xmllint } from './support';
 
 /** What a receiver reads off the XML: the summation, the payment terms and each line's quantity, price, base quantity and net. */
 interface XmlFacts {
@@ -84,20 +79,7 @@ const asPdfText = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
 describe('invoices: the amounts they state (found by a reviewer issuing invoices through the API)', function () {
   this.timeout(60000);
-  let worker: { stop(): Promise<void> };
-  let dir: string;
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-money-'));
-    setInvoiceStorage(new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32)));
-    worker = await startQueueWorker('invoice', invoiceProcessors, 'invoice');
-  });
-
-  after(async () => {
-    await worker?.stop();
-    setInvoiceStorage(undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  invoiceWorkerForSuite('invoice-money');
 
   const buyer = { email: 'erika@example.com', address: { name: 'Erika Mustermann', street: 'Weg 2', zip: '20095', city: 'Hamburg', country_iso2: 'DE' } };
 

@@ -8,23 +8,17 @@
  * Each case issues through the API, downloads the XML and checks it with the suite's validators
  * (xmllint against the CII D16B schema, en16931-rules.ts).
  */
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { invoiceProcessors, LocalFolderStorage, setInvoiceStorage } from '../../lib/invoice';
 import { setAccountAddress } from '../../lib/account';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { apiBase, call, newSeller, Seller } from '../support/api';
 import { giveInvoiceDetails, sellerAddress } from '../support/invoicing';
-import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { ebaySandboxOrder, kontorOrder } from '../portals/channel-support';
 import { checkEn16931 } from './en16931-rules';
-import { xmllint } from './support';
+import { invoiceWorkerForSuite, xmllint } from './support';
 
 const german = { email: 'erika@example.com', address: { name: 'Erika Mustermann', street: 'Weg 2', zip: '50667', city: 'Köln', country_iso2: 'DE' } };
 const french = {
@@ -48,20 +42,7 @@ const valid = { xmllint: 0, rules: [] };
 
 describe('invoices: the VAT they state (found by a reviewer with the CEN validator 1.3.16)', function () {
   this.timeout(60000);
-  let worker: { stop(): Promise<void> };
-  let dir: string;
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-tax-'));
-    setInvoiceStorage(new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32)));
-    worker = await startQueueWorker('invoice', invoiceProcessors, 'invoice');
-  });
-
-  after(async () => {
-    await worker?.stop();
-    setInvoiceStorage(undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  invoiceWorkerForSuite('invoice-tax');
 
   const invoicingSeller = async (): Promise<Seller> => giveInvoiceDetails(await newSeller());
 
@@ -364,20 +345,7 @@ describe('invoices: a channel order without line tax (found by a reviewer: eBay 
   this.timeout(120000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
-  let worker: { stop(): Promise<void> };
-  let dir: string;
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-tax-'));
-    setInvoiceStorage(new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32)));
-    worker = await startQueueWorker('invoice', invoiceProcessors, 'invoice');
-  });
-
-  after(async () => {
-    await worker?.stop();
-    setInvoiceStorage(undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  invoiceWorkerForSuite('invoice-tax');
 
   it('when an eBay order of a German buyer is imported paid and linked to a stock item with tax 19.00, then its invoice states 19 %: 11.90 is 10.00 and 1.90 VAT (was Z: 11.90 and 0.00)', async () => {
     const seller = await giveInvoiceDetails(await newSeller());

@@ -5,11 +5,37 @@
  * that every font of a PDF is embedded and that it carries an OutputIntent.
  */
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from 'pdf-lib';
+import { invoiceProcessors, LocalFolderStorage, setInvoiceStorage } from '../../lib/invoice';
 import type { InvoiceOrder, SellerInvoiceSettings } from '../../lib/invoice';
+import { apiBase } from '../support/api';
+import { startQueueWorker } from '../support/queue-worker';
 
 export const shared = path.resolve(__dirname, '../../../shared');
+
+/**
+ * The invoice worker for the tests of the describe it is called in, storing the invoices in a
+ * folder of their own that goes with them. The folder is known once the describe's before has run.
+ */
+export function invoiceWorkerForSuite(name: string): { readonly dir: string } {
+  let worker: { stop(): Promise<void> } | undefined;
+  const suite = { dir: '' };
+  before(async () => {
+    suite.dir = fs.mkdtempSync(path.join(os.tmpdir(), `kontor-${name}-`));
+    setInvoiceStorage(new LocalFolderStorage(suite.dir, await apiBase(), crypto.randomBytes(32)));
+    worker = await startQueueWorker('invoice', invoiceProcessors, 'invoice');
+  });
+  after(async () => {
+    await worker?.stop();
+    setInvoiceStorage(undefined);
+    if (suite.dir) fs.rmSync(suite.dir, { recursive: true, force: true });
+  });
+  return suite;
+}
 export const ciiXsd = path.join(shared, 'contracts/cii-d16b/CrossIndustryInvoice_100pD16B.xsd');
 export const samplesDir = path.join(shared, 'samples/einvoice');
 
