@@ -20,7 +20,10 @@ describe('invoices under a portal-account grant', () => {
     const account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
     const res = await call('order/', {
       token: seller.token,
-      body: { order: { customer: { email: 'b@example.com' }, line: [{ id: 1, name: 'Cup', price: '5.00', quantity: 1 }] }, portal_account_id: account2 },
+      body: {
+        order: { customer: { email: 'b@example.com' }, line: [{ id: 1, name: 'Cup', price: '5.00', quantity: 1, tax: '19' }] },
+        portal_account_id: account2,
+      },
     });
     expect(res.status, res.text).to.equal(201);
     order2 = res.body.order_id as string;
