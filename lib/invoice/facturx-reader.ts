@@ -6,7 +6,7 @@
  * ../shared/samples/einvoice/): CII D16B (Factur-X, ZUGFeRD 2.x) and ZUGFeRD 1.0's
  * CrossIndustryDocument. pdf-lib parses the PDF (object streams included), fast-xml-parser the XML.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { child, ciiParser, CiiNode, value } from './cii-nodes';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from 'pdf-lib';
 
 export interface EmbeddedFileReading {
@@ -70,17 +70,7 @@ function nameTree(pdf: PDFDocument, node: PDFDict | undefined, out: [string, PDF
   return out;
 }
 
-const xml = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false, trimValues: true });
-
-type Node = Record<string, unknown>;
-const child = (n: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (Array.isArray(at) ? at[0] : at)[key as never] : undefined), n);
-const value = (n: unknown): string => {
-  const v = Array.isArray(n) ? n[0] : n;
-  if (v === undefined || v === null) return '';
-  if (typeof v === 'object') return String((v as Node)['#text'] ?? '');
-  return String(v);
-};
+const xml = ciiParser();
 
 /** The monetary summation: D16B and ZUGFeRD 1.0 name its amounts alike, only its own element differs. */
 const totalsOf = (sums: unknown) => ({
@@ -93,8 +83,8 @@ const totalsOf = (sums: unknown) => ({
 
 /** The type code, number, currency and totals of a CII D16B or ZUGFeRD 1.0 invoice. */
 export function readInvoiceXml(text: string): InvoiceReading {
-  const doc = xml.parse(text) as Node;
-  const d16b = doc.CrossIndustryInvoice as Node | undefined;
+  const doc = xml.parse(text) as CiiNode;
+  const d16b = doc.CrossIndustryInvoice as CiiNode | undefined;
   if (d16b) {
     const settlement = child(d16b, 'SupplyChainTradeTransaction', 'ApplicableHeaderTradeSettlement');
     const sums = child(settlement, 'SpecifiedTradeSettlementHeaderMonetarySummation');
@@ -108,7 +98,7 @@ export function readInvoiceXml(text: string): InvoiceReading {
       precedingInvoice: value(child(settlement, 'InvoiceReferencedDocument', 'IssuerAssignedID')),
     };
   }
-  const v1 = doc.CrossIndustryDocument as Node | undefined;
+  const v1 = doc.CrossIndustryDocument as CiiNode | undefined;
   if (v1) {
     const settlement = child(v1, 'SpecifiedSupplyChainTradeTransaction', 'ApplicableSupplyChainTradeSettlement');
     const sums = child(settlement, 'SpecifiedTradeSettlementMonetarySummation');

@@ -7,7 +7,7 @@
  * Read from the archived XML, not from the credited order: that order may have changed since its
  * invoice was issued, the invoice never does.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { child, ciiParser, CiiNode, list, value } from './cii-nodes';
 import { invoiceAddress, InvoiceAddress, InvoiceParty, VatRegime } from './invoice-document';
 
 /** The buyer side of an issued invoice. */
@@ -19,24 +19,7 @@ export interface CreditedBuyer {
   categories: string[];
 }
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (name) => ['ApplicableTradeTax', 'SpecifiedTaxRegistration', 'URIUniversalCommunication'].includes(name),
-});
-
-type Node = Record<string, unknown>;
-const child = (n: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (Array.isArray(at) ? at[0] : at)[key as never] : undefined), n);
-const value = (n: unknown): string => {
-  const v = Array.isArray(n) ? n[0] : n;
-  if (v === undefined || v === null) return '';
-  return typeof v === 'object' ? String((v as Node)['#text'] ?? '') : String(v);
-};
-const list = (n: unknown): Node[] => (Array.isArray(n) ? (n as Node[]) : n ? [n as Node] : []);
+const parser = ciiParser(['ApplicableTradeTax', 'SpecifiedTaxRegistration', 'URIUniversalCommunication']);
 
 function addressOf(name: string, a: unknown): InvoiceAddress {
   return invoiceAddress({
@@ -52,7 +35,7 @@ function addressOf(name: string, a: unknown): InvoiceAddress {
 
 /** The buyer, delivery address and VAT categories of one of our CII invoices (invoice-cii.ts wrote it). */
 export function readCreditedBuyer(xml: string): CreditedBuyer {
-  const root = (parser.parse(xml) as Node).CrossIndustryInvoice;
+  const root = (parser.parse(xml) as CiiNode).CrossIndustryInvoice;
   if (!root) throw new Error('the credited invoice archived is not a CII invoice');
   const tx = child(root, 'SupplyChainTradeTransaction');
   const party = child(tx, 'ApplicableHeaderTradeAgreement', 'BuyerTradeParty');
