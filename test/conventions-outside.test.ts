@@ -458,6 +458,18 @@ describe('request conventions from outside (document 1, Endpoints and Common req
       expect((orders.body.order as unknown[]).length).to.equal(1);
     });
 
+    it('when the query string and the body name the same portal account in different spellings (" 3", "03", 3), then they agree and the order is written once to it', async () => {
+      const shop3 = (await createPortalAccount(seller.id, { name: 'Shop 3', platform: 'shop_g' })).id;
+      for (const spelled of [` ${shop3}`, `0${shop3}`, `${shop3}`]) {
+        const made = await call(`order/?portal_account_id=${encodeURIComponent(spelled)}`, {
+          token: seller.token,
+          body: { ...newOrder, portal_account_id: shop3 },
+        });
+        expect(made.status, `${JSON.stringify(spelled)}: ${made.text}`).to.equal(201);
+        expect(await portalAccountOf(made.body.order_id as string)).to.equal(shop3);
+      }
+    });
+
     it('when a POST carries another query parameter, then 400 unknown_parameter names it and nothing is written', async () => {
       const res = await call('stock/?portal_acount_id=2&select[name]=', { token: seller.token, body: { stock: { name: 'Query typo', sku: 'QUERY-TYPO' } } });
       expect(res.status, res.text).to.equal(400);

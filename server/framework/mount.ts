@@ -293,10 +293,20 @@ function withPostQuery(req: Request, body: Record<string, unknown>): Record<stri
     throw invalidField(other, `${other} is not taken in the query string of a POST: send the request's fields in the body`, 'unknown_parameter');
   }
   if (portalAccountId === undefined) return body;
-  if (body.portal_account_id !== undefined && String(body.portal_account_id) !== String(portalAccountId)) {
+  if (body.portal_account_id !== undefined && accountKey(body.portal_account_id) !== accountKey(portalAccountId)) {
     throw invalidField('portal_account_id', 'portal_account_id is given in the query string and in the body with different values: send it once');
   }
   return { ...body, portal_account_id: body.portal_account_id ?? portalAccountId };
+}
+
+/**
+ * A portal_account_id as the validation will read it: integer text (" 3", "03") is the number it
+ * names, so the query's and the body's spellings of one account agree; anything else is compared
+ * as given and left to the validation to name.
+ */
+function accountKey(id: unknown): string {
+  const text = String(id).trim();
+  return /^[+-]?\d{1,15}$/.test(text) ? String(Number(text)) : text;
 }
 
 /** A file body: its bytes as received (the body limit applies); an empty one names the body. */
