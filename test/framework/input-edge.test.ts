@@ -89,6 +89,24 @@ describe('the input edge', () => {
       expect((json.body.stock as { name: string }).name).to.equal('A€\u{1F600}\t&#0;');
     });
 
+    it('when an XML body holds a character XML 1.0 allows nowhere, sent raw (U+0001, U+001B, U+FFFF, also in CDATA), then 400 malformed_xml names it and nothing is stored, as xmllint refuses it', async () => {
+      for (const [raw, named] of [
+        ['\u0001', 'U+0001 in <name>'],
+        ['\u001b', 'U+001B in <name>'],
+        ['\uFFFF', 'U+FFFF in <name>'],
+        ['<![CDATA[\u0002]]>', 'U+0002 in <name>'],
+      ] as const) {
+        const body = `<request><stock><name>Tasse${raw}rot</name></stock></request>`;
+        const lint = spawnSync('xmllint', ['--noout', '-'], { input: body, encoding: 'utf8' });
+        expect(lint.status, `xmllint on ${named}`).to.not.equal(0);
+        const res = await call('stock/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
+        expectRefused(res, 400, 'body');
+        expect(res.body.error![0]!.error).to.equal('malformed_xml');
+        expect(res.body.error![0]!.description).to.contain(named);
+      }
+      expect(await stockCount(seller)).to.equal(0);
+    });
+
     it('when an object is an empty element (how XML writes {}) or a list one element, then XML is taken as JSON is (found sending generated bodies both ways)', async () => {
       const xml = (path: string, body: string) =>
         call(path, {
