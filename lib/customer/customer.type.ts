@@ -52,9 +52,14 @@ export interface CustomerRow {
   sales_amount: string;
 }
 
-/** Customer_type id of a customer number: an integer when numeric (document 2: id integer), else the text. */
+/**
+ * Customer_type id of a customer number: an integer (document 2: id integer) only when that
+ * integer reads back as the same text, else the text. "007" stays "007": as 7 it would name
+ * customer "7" in GET admin/customer/{customer_id}/ and filter id[].
+ */
 export function customerIdToApi(number: string): number | string {
-  return /^\d{1,15}$/.test(number) ? Number(number) : number;
+  const asInteger = Number(number);
+  return Number.isSafeInteger(asInteger) && String(asInteger) === number ? asInteger : number;
 }
 
 /** Customer_type of a row. */

@@ -82,6 +82,26 @@ describe('customer: created with orders, GET admin/customer/', () => {
     expect((await customers()).map((c) => c.id)).to.deep.equal(['K-77', 1, 2]);
   });
 
+  it('when customers are numbered "007" and "7", then each is answered with its own id, which GET by id, filter id[] and XML give back', async () => {
+    await createOrder(seller, { customer: { id: '007', email: 'zero@example.com' } });
+    await createOrder(seller, { customer: { id: '7', email: 'seven@example.com' } });
+    await createOrder(seller, { customer: { id: '12345678901234567890', email: 'long@example.com' } });
+    const byEmail = Object.fromEntries((await customers()).map((c) => [c.email, c.id]));
+    // A number is answered as an integer only when it reads back as the same text (document 2: id integer).
+    expect(byEmail).to.deep.equal({ 'zero@example.com': '007', 'seven@example.com': 7, 'long@example.com': '12345678901234567890' });
+    for (const [email, id] of Object.entries(byEmail)) {
+      const one = await call(`admin/customer/${String(id)}/`, { token: seller.token });
+      expect(one.status, one.text).to.equal(200);
+      expect((one.body.customer as Customer).email, String(id)).to.equal(email);
+      expect(
+        (await customers({ filter: { id: String(id) } })).map((c) => c.email),
+        String(id),
+      ).to.deep.equal([email]);
+    }
+    const inXml = await call('admin/customer/007/', { token: seller.token, headers: { Accept: 'application/xml' } });
+    expect(inXml.text).to.include('<id>007</id>');
+  });
+
   it('when the first orders of one new buyer arrive concurrently, then one customer is created', async () => {
     const results = await withConcurrentCalls(6, () =>
       Promise.all(Array.from({ length: 6 }, () => call('order/', { token: seller.token, body: { order: { customer: { email: 'rush@example.com' } } } }))),
