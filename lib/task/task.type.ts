@@ -5,11 +5,14 @@ import { portalIds } from '../portals';
 export const taskSections = ['order', 'stock', 'stock_lister', 'customer', 'bank'] as const;
 export const taskPriorities = ['low', 'normal', 'high'] as const;
 
+/** A reference id: text or an integer, stored as text; '' clears it (a task answers '' for none). */
+const referenceId = () => Joi.alternatives(Joi.string().trim().max(64).allow(''), Joi.number().integer()).custom((v: string | number) => String(v));
+
 const reference = Joi.object({
   section: Joi.string().valid(...taskSections, ''),
-  id: Joi.alternatives(Joi.string().trim().max(64), Joi.number().integer()).custom((v: string | number) => String(v)),
+  id: referenceId(),
   platform: Joi.string().valid(...portalIds, ''),
-  stock_id: Joi.alternatives(Joi.string().trim().max(64), Joi.number().integer()).custom((v: string | number) => String(v)),
+  stock_id: referenceId(),
 });
 
 const fields = {

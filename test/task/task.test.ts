@@ -65,6 +65,45 @@ describe('tasks', () => {
     });
   });
 
+  it("when a task read from GET task/ is posted back unchanged, then 200; reference.id and reference.stock_id '' clear them", async () => {
+    const seller = await newSeller();
+    const plain = await createTask(seller, { title: 'T' });
+    const lister = await createTask(seller, { title: 'L', reference: { section: 'stock_lister', platform: 'auction_a', stock_id: '4711', id: 'NO_12' } });
+    const read = async (id: number) => {
+      const res = await call(`task/?${query({ filter: { id } })}`, { token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.task as Record<string, unknown>[])[0]!;
+    };
+    const asRead = await read(plain);
+    expect(asRead.reference).to.deep.equal({ section: '', id: '' });
+    for (const id of [plain, lister]) {
+      const task = await read(id);
+      const back = await call(`task/${id}/`, { token: seller.token, body: { task } });
+      expect(back.status, back.text).to.equal(200);
+      const inBody = await call('task/', { token: seller.token, body: { task } });
+      expect(inBody.status, inBody.text).to.equal(200);
+      expect(await read(id)).to.deep.include({ reference: task.reference, title: task.title });
+    }
+
+    const withRef = await createTask(seller, { title: 'R', reference: { section: 'stock', id: '5' } });
+    const clear = await call(`task/${withRef}/`, { token: seller.token, body: { task: { reference: { id: '' } } } });
+    expect(clear.status, clear.text).to.equal(200);
+    expect((await read(withRef)).reference).to.deep.equal({ section: 'stock', id: '' });
+    const moved = await call(`task/${lister}/`, {
+      token: seller.token,
+      body: { task: { reference: { section: 'order', id: '', platform: '', stock_id: '' } } },
+    });
+    expect(moved.status, moved.text).to.equal(200);
+    expect((await read(lister)).reference).to.deep.equal({ section: 'order', id: '' });
+    // stock_lister still needs a stock item: '' there is the missing value it is.
+    const noStock = await call('task/', {
+      token: seller.token,
+      body: { task: { reference: { section: 'stock_lister', platform: 'auction_a', stock_id: '' } } },
+    });
+    expect(noStock.status, noStock.text).to.equal(400);
+    expect(noStock.body.error![0]!.field).to.equal('task.reference.stock_id');
+  });
+
   it('when tasks are paged, then limit and page answer in id order', async () => {
     const seller = await newSeller();
     const ids: number[] = [];
