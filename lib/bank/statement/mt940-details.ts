@@ -27,7 +27,9 @@
  * SEPA in the remittance lines (DK Anlage 3, "SEPA-Verwendungszweck"): an identifier `EREF+`,
  * `KREF+`, `MREF+`, `CRED+`, `DEBT+`, `SVWZ+`, `ABWA+`, `ABWE+`, `IBAN+`, `BIC+`, `PURP+` ...
  * starts a part, at the start of a remittance line (or, where a bank glues them, after a space).
- * The subject is the SVWZ+ part; without one, the text before the first identifier. The EREF+
+ * A line that repeats the identifier of the part it follows continues that part (Hibiscus writes
+ * `SVWZ+` before every 27-character piece of the purpose): joined by the width rule, measured
+ * without the identifier. The subject is the SVWZ+ part; without one, the text before the first identifier. The EREF+
  * value, unless NOTPROVIDED, is a payer reference (the end-to-end id); KREF+, MREF+ and the
  * others are dropped. Some banks (Atruvia: Volksbanken) append "EREF: ... IBAN: ... BIC: ..." to
  * the purpose: from the first such label to the end is dropped.
@@ -147,16 +149,47 @@ function withoutBankCodes(lines: string[]): string[] {
   return lines[0] !== undefined && bic.test(lines[0].trim()) && account.test(lines[1]?.trim() ?? '') ? lines.slice(2) : lines;
 }
 
-/** The remittance lines cut into their SEPA parts: the subject (SVWZ+) and the end-to-end id (EREF+). */
+/** A remittance line of a SEPA part and the length of the identifier it starts with (`SVWZ+`: 5; none: 0). */
+interface PartLine {
+  line: string;
+  prefix: number;
+}
+
+/**
+ * A part's lines joined: each less its identifier, by the width rule (joinLines). A line that
+ * repeats the part's identifier (Hibiscus) follows the line before it without a space where that
+ * line filled 27 characters without its identifier; a line without one, where the line as written
+ * (its identifier too, as the bank counts the subfield) filled 27.
+ */
+function joinPart(lines: PartLine[]): string {
+  return lines.reduce((text, { line, prefix }, i) => {
+    const piece = line.slice(prefix);
+    if (i === 0) return piece;
+    const before = lines[i - 1]!;
+    const width = prefix ? before.line.length - before.prefix : before.line.length;
+    return text + (width >= 27 ? '' : ' ') + piece;
+  }, '');
+}
+
+/**
+ * The remittance lines cut into their SEPA parts: the subject (SVWZ+) and the end-to-end id (EREF+).
+ * A line that starts with the identifier of the part it follows continues that part: Hibiscus's
+ * MT940 export (willuhn/hibiscus MT940UmsatzExporter) cuts the purpose every 27 characters,
+ * mid-word, and writes `SVWZ+` in front of every piece; read as a new part, only the first piece
+ * was the subject (`Bestellung 1` of `Bestellung 12_2026_11` paid order 1), and an EREF+ cut so
+ * lost the rest of the end-to-end id.
+ */
 function sepaParts(lines: string[]): { subject: string; endToEnd: string | null } {
-  const parts: { id: string; lines: string[] }[] = [{ id: '', lines: [] }];
+  const parts: { id: string; lines: PartLine[] }[] = [{ id: '', lines: [] }];
   for (const line of lines) {
     const id = sepaIdentifier.exec(line);
-    if (id) parts.push({ id: id[1]!, lines: [line] });
-    else parts[parts.length - 1]!.lines.push(line);
+    const current = parts[parts.length - 1]!;
+    if (id && id[1] === current.id) current.lines.push({ line, prefix: id[0].length });
+    else if (id) parts.push({ id: id[1]!, lines: [{ line, prefix: id[0].length }] });
+    else current.lines.push({ line, prefix: 0 });
   }
   const texts = parts.flatMap((p) => {
-    const text = joinLines(p.lines, 27).slice(p.id ? p.id.length + 1 : 0);
+    const text = joinPart(p.lines);
     // Identifiers glued after a space inside one part (not at a line start) start parts too.
     return text.split(gluedIdentifier).map((t, i) => {
       const glued = i > 0 ? sepaIdentifier.exec(t) : null;
