@@ -7,13 +7,14 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { addToOutbox } from '../queue';
-import { bankRepository, duplicateKey } from './bank.repository';
+import { bankRepository, duplicateKey, KeyedBooking } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
 import {
   acrossFormatsOf,
   Booking,
   bookingDayOf,
   DayRule,
+  foldedText,
   formatOfKey,
   sameBookingAcrossFormats,
   sameBookingById,
@@ -40,12 +41,82 @@ export interface Stored {
  * reading a stored key came from.
  */
 export async function takeKeysAsStoredIn(trx: Knex.Transaction, accountId: number, entries: StatementEntry[]): Promise<void> {
+  await takeNonrefKeysAsStored(trx, accountId, entries);
   const earlier = entries.flatMap((e) => e.earlierKeys ?? []);
   if (!earlier.length) return;
   const known = await bankRepository.knownStatementKeys(trx, accountId, earlier);
   for (const e of entries) {
     const key = e.earlierKeys?.find((k) => known.has(k));
     if (key) e.reference = key;
+  }
+}
+
+/** How many occurrences of a key (`key`, `key#2`, ...) are asked for at a time. */
+const OCCURRENCES_ASKED = 32;
+
+/** The n-th occurrence of a key in one file, as entry-key.ts occurrenceOf writes it. */
+const occurrence = (key: string, n: number): string => (n === 1 ? key : `${key}#${n}`);
+
+/**
+ * What is known under each key of before, in any of its occurrences (`key`, `key#2`, ...: a file
+ * numbered every booking of that key), asked for OCCURRENCES_ASKED at a time for as long as the
+ * last one asked is known.
+ */
+async function bookingsUnderOccurrences(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<Map<string, KeyedBooking[]>> {
+  const found = new Map<string, KeyedBooking[]>(keys.map((k) => [k, []]));
+  let asked = keys.map((key) => ({ key, from: 1 }));
+  while (asked.length) {
+    const named = new Map(asked.flatMap(({ key, from }) => Array.from({ length: OCCURRENCES_ASKED }, (_, i) => [occurrence(key, from + i), key] as const)));
+    const bookings = await bankRepository.bookingsUnderKeys(trx, accountId, [...named.keys()]);
+    for (const b of bookings) found.get(named.get(b.key)!)!.push(b);
+    const known = new Set(bookings.map((b) => b.key));
+    asked = asked
+      .filter(({ key, from }) => known.has(occurrence(key, from + OCCURRENCES_ASKED - 1)))
+      .map(({ key, from }) => ({ key, from: from + OCCURRENCES_ASKED }));
+  }
+  return found;
+}
+
+/**
+ * Whether what is known under a key of before is this statement entry (a credit, or a reversal):
+ * the same payer and the same text as the formats spell them (entry-key.ts foldedText), or, where
+ * both give payer's references (a reversal's transfer tied by one), one of them shared.
+ */
+function sameNonrefBooking(known: KeyedBooking, e: StatementEntry): boolean {
+  const references = known.payerRef ? known.payerRef.split(' ') : [];
+  if (references.length && e.payerReferences.length) return references.some((r) => e.payerReferences.includes(r));
+  return foldedText(known.sender) === foldedText(e.sender) && foldedText(known.subject) === foldedText(e.subject);
+}
+
+/**
+ * CAMT entries stored, applied or kept before under a key that held NONREF as the bank's
+ * reference (StatementEntry.nonrefKey) take that key again, so what follows finds them as stored:
+ * a credit a duplicate, a reversal applied or kept once. Such a key named the amount and day
+ * only (`#2`, `#3` the occurrence in its file), so another payer's payment of that amount and
+ * day may have it in another export: in file order, each entry takes the first booking under its
+ * key, in any occurrence, that has its payer and text (sameNonrefBooking), each booking once.
+ * Decision (lib/bank README, NONREF): payer and text both, not either as for the positional keys
+ * of before (`legacyReference`): a buyer paying two orders of one price on one day is common, and
+ * either alone took the second payment for the first (lost). An entry whose own key is known
+ * already (imported since) takes nothing.
+ */
+async function takeNonrefKeysAsStored(trx: Knex.Transaction, accountId: number, entries: StatementEntry[]): Promise<void> {
+  const before = entries.filter((e) => e.nonrefKey && e.reference);
+  if (!before.length) return;
+  const known = await bankRepository.knownStatementKeys(
+    trx,
+    accountId,
+    before.map((e) => e.reference!),
+  );
+  const open = before.filter((e) => !known.has(e.reference!));
+  if (!open.length) return;
+  const bookings = await bookingsUnderOccurrences(trx, accountId, [...new Set(open.map((e) => e.nonrefKey!))]);
+  const taken = new Set<string>();
+  for (const e of open) {
+    const booking = bookings.get(e.nonrefKey!)!.find((b) => !taken.has(b.key) && sameNonrefBooking(b, e));
+    if (!booking) continue;
+    taken.add(booking.key);
+    e.reference = booking.key;
   }
 }
 

@@ -201,6 +201,15 @@ export interface PendingReversalRow {
   created_at: Date;
 }
 
+/** What is known under a key (bankRepository.bookingsUnderKeys): a payment's payer, text and references. */
+export interface KeyedBooking {
+  key: string;
+  sender: string;
+  subject: string;
+  /** Blank-separated, '' when none (bank.payer_ref). */
+  payerRef: string;
+}
+
 export const bankRepository = {
   /** The next bank number of the account; the UPSERT locks the counter row until the transaction ends. */
   async nextNumber(trx: Knex.Transaction, accountId: number): Promise<number> {
@@ -293,6 +302,39 @@ export const bankRepository = {
     const asked = new Set(keys);
     const found = [...records.flatMap((r) => [r.entry_ref, r.entry_alias, r.reversed_by]), ...kept.map((r) => r.key)];
     return new Set(found.filter((key): key is string => key !== null && asked.has(key)));
+  },
+
+  /**
+   * What is known here under any of the keys given, with what it says of its payment (for a key of
+   * before that named no booking: bank-store.service.ts takeNonrefKeysAsStored): a statement
+   * credit stored under it (entry_ref, entry_alias: its payer, text and references), a transfer a
+   * reversal of that key took back (reversed_by: the transfer's), a reversal of that key kept
+   * (bank_reversal_pending: the reversal's own). In the order stored.
+   */
+  async bookingsUnderKeys(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<KeyedBooking[]> {
+    if (!keys.length) return [];
+    const records: { entry_ref: string | null; entry_alias: string | null; reversed_by: string | null; sender: string; subject: string; payer_ref: string }[] =
+      await trx('bank')
+        .select('entry_ref', 'entry_alias', 'reversed_by', 'sender', 'subject', 'payer_ref')
+        .where({ account_id: accountId, type: 'bank' })
+        .andWhere((q) =>
+          q
+            .whereRaw('entry_ref = ANY(?::text[])', [keys])
+            .orWhereRaw('entry_alias = ANY(?::text[])', [keys])
+            .orWhereRaw('reversed_by = ANY(?::text[])', [keys]),
+        )
+        .orderBy('number');
+    const kept: Pick<PendingReversalRow, 'key' | 'sender' | 'subject' | 'payer_ref'>[] = await trx('bank_reversal_pending')
+      .select('key', 'sender', 'subject', 'payer_ref')
+      .where('account_id', accountId)
+      .whereRaw('key = ANY(?::text[])', [keys])
+      .orderBy('created_at');
+    const asked = new Set(keys);
+    const said = (r: { sender: string; subject: string; payer_ref: string }) => ({ sender: r.sender, subject: r.subject, payerRef: r.payer_ref });
+    return [
+      ...records.flatMap((r) => [r.entry_ref, r.entry_alias, r.reversed_by].flatMap((key) => (key !== null && asked.has(key) ? [{ key, ...said(r) }] : []))),
+      ...kept.map((r) => ({ key: r.key, ...said(r) })),
+    ];
   },
 
   /**

@@ -117,7 +117,8 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     date: entryDate(ntry, path, file.days, fail),
     amount,
     currency: attributeOf(ntry.Amt, 'Ccy') || message.currency,
-    bankRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
+    bankRef: bankReferenceOf(ntry.AcctSvcrRef) || bankReferenceOf(ntry.NtryRef),
+    writtenRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
     batch: txs.length > 1 || perPayment,
   };
   const payments = booked.batch ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
@@ -132,7 +133,16 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
       const facts = acrossFormatsOf(payment);
       if (payment.amount !== '0.00')
         result.reversals.push(
-          tiedAcrossFormats({ ...payment, reference: `reversal ${payment.reference!}`, legacyReference: null }, facts?.iban ?? null, facts?.endToEndId ?? ''),
+          tiedAcrossFormats(
+            {
+              ...payment,
+              reference: `reversal ${payment.reference!}`,
+              legacyReference: null,
+              ...(payment.nonrefKey ? { nonrefKey: `reversal ${payment.nonrefKey}` } : {}),
+            },
+            facts?.iban ?? null,
+            facts?.endToEndId ?? '',
+          ),
         );
     });
     return;
@@ -162,8 +172,10 @@ interface BookedEntry {
   amount: string;
   /** Amt@Ccy, else Acct/Ccy ('' when neither). */
   currency: string;
-  /** AcctSvcrRef, else NtryRef ('' when neither). */
+  /** AcctSvcrRef, else NtryRef ('' when neither; NONREF is none: bankReferenceOf). */
   bankRef: string;
+  /** AcctSvcrRef, else NtryRef as written, NONREF too: the reference the keys of before read. */
+  writtenRef: string;
   /** Several TxDtls: each is a payment with its own amount. */
   batch: boolean;
 }
@@ -174,10 +186,12 @@ function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: numbe
   const currency = own.currency || entry.currency;
   if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
   if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
-  const bankRef = entry.bankRef || textOf(node(tx.Refs).AcctSvcrRef);
+  const bankRef = entry.bankRef || bankReferenceOf(node(tx.Refs).AcctSvcrRef);
+  // As the keys before read it: NONREF taken for the bank's reference.
+  const writtenRef = entry.writtenRef || textOf(node(tx.Refs).AcctSvcrRef);
   // The key before (./entry-key.ts): without a bank reference the statement's Id and the entry's
   // number stood for one, and the position in the entry told a batch's payments apart.
-  const legacyRef = bankRef || (message.id && `${message.id}/${entry.n}`);
+  const legacyRef = writtenRef || (message.id && `${message.id}/${entry.n}`);
   const payment: StatementEntry = {
     reference: occurrenceOf(keyOf('camt', keyParts(entry, tx, bankRef, own.amount, message.account)), file.seen),
     legacyReference: legacyRef ? occurrenceOf(`${message.account}|${legacyRef}|${position}|${own.amount}|${entry.date.day}`, file.legacy) : null,
@@ -188,12 +202,14 @@ function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: numbe
     currency,
     payerReferences: payerReferencesOf(tx),
   };
+  // The key while NONREF was read as the bank's reference (StatementEntry.nonrefKey).
+  if (writtenRef !== bankRef && isNonref(writtenRef)) payment.nonrefKey = keyOf('camt', keyParts(entry, tx, writtenRef, own.amount, message.account));
   return tiedAcrossFormats(payment, message.iban, endToEndIdOf(tx));
 }
 
 /**
  * The parts of a payment's key (./entry-key.ts): the account and the bank's reference
- * (AcctSvcrRef, else NtryRef, else the TxDtls Refs/AcctSvcrRef) with the amount and booking day;
+ * (AcctSvcrRef, else NtryRef, else the TxDtls Refs/AcctSvcrRef; NONREF is none) with the amount and booking day;
  * without a reference, a digest of the entry as the bank writes it (dates, amount, sign, codes,
  * parties, remittance, the payer's references). A payment of a batch shares the entry's reference
  * with the others (an ESR package id on every TxDtls, PostFinance's batches): its own TxDtls, with
@@ -208,6 +224,22 @@ function keyParts(entry: BookedEntry, tx: Node, bankRef: string, amount: string,
   const { NtryDtls: _payments, ...booking } = entry.ntry;
   return [account, bankRef, amount, entry.date.day, contentDigest([booking, tx])];
 }
+
+/**
+ * `NONREF`: the German usage (DK) for "no reference", written where the schema or the bank's
+ * system wants a reference and there is none (Atruvia's and the Sparkassen's camt reports write
+ * it as AcctSvcrRef). It names no booking: read as the bank's reference, every credit of one
+ * amount and day had one key, so two payers' credits of 49.90 collided (the second export's first
+ * one taken for the first export's, never stored; the one after it stored again as `#2`). The
+ * MT940 reader drops it from :61: as well (./mt940.ts entryOf).
+ */
+const isNonref = (text: string) => text.trim().toUpperCase() === 'NONREF';
+
+/** A bank reference element's text, '' where it says NONREF (isNonref). */
+const bankReferenceOf = (value: unknown): string => {
+  const text = textOf(value);
+  return isNonref(text) ? '' : text;
+};
 
 const hasOwnAmount = (tx: Node) => tx.Amt !== undefined || node(node(tx.AmtDtls).TxAmt).Amt !== undefined;
 

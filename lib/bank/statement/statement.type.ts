@@ -24,6 +24,14 @@ export interface StatementEntry {
    * takeKeysAsStoredIn). Never stored.
    */
   earlierKeys?: string[];
+  /**
+   * CAMT: the key the entry had while `NONREF` was read as the bank's reference (before it named
+   * no booking: ./camt-entry.ts isNonref), without its occurrence in the file. A booking stored,
+   * or a reversal applied or kept, under it or under it with `#n` is this entry imported then when
+   * it has the entry's payer and text, and the entry takes that key again
+   * (bank-store.service.ts takeKeysAsStoredIn). Never stored.
+   */
+  nonrefKey?: string;
   /** The booking date, as a date (00:00 UTC). */
   transferDate: Date;
   /** The payer's name ('' when the file names none). */
