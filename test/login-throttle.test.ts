@@ -4,6 +4,7 @@ import { createClient } from '../lib/auth/client.service';
 import { setClock } from '../lib/clock';
 import { call, newSeller, Seller } from './support/api';
 import { openAuthorize, sendForm } from './support/authorize';
+import { capturedLog } from './security/log-capture';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -13,6 +14,9 @@ const login = (user: string, password: string, address: string) =>
     headers: { Authorization: basic(user, password), 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
     body: 'grant_type=client_credentials',
   });
+
+/** The login with its i-th character percent-encoded: RFC 6749 2.3.1's form-urlencoding, which token.php decodes too (lib/auth client-credentials.ts). */
+const encodedAt = (text: string, i: number) => `${text.slice(0, i)}%${text.charCodeAt(i).toString(16).toUpperCase().padStart(2, '0')}${text.slice(i + 1)}`;
 
 describe('login throttle at token.php and authorize.php', () => {
   const original = config();
@@ -81,6 +85,41 @@ describe('login throttle at token.php and authorize.php', () => {
     expect(refused.status).to.equal(429);
     expect(refused.body.error![0]!.error).to.equal('too_many_login_attempts');
     expect((await login(seller.login, seller.password, '203.0.113.51')).status).to.equal(200);
+  });
+
+  it('when the login is throttled from an address, then a percent-encoded spelling of it is refused there too (429), even with the right password', async () => {
+    for (let i = 0; i < 3; i++) expect((await login(seller.login, 'wrong-password', '203.0.113.7')).status).to.equal(401);
+    expect((await login(seller.login, seller.password, '203.0.113.7')).status).to.equal(429);
+    const encoded = await login(encodedAt(seller.login, 0), seller.password, '203.0.113.7');
+    expect(encoded.status, encoded.text).to.equal(429);
+    expect(encoded.body.error![0]!.error).to.equal('too_many_login_attempts');
+    // The other way round: guesses in encoded spellings throttle the login as sent.
+    const other = await newSeller();
+    for (let i = 0; i < 3; i++) expect((await login(encodedAt(other.login, i), 'wrong-password', '203.0.113.8')).status).to.equal(401);
+    expect((await login(other.login, other.password, '203.0.113.8')).status).to.equal(429);
+  });
+
+  it('when guesses for one login come from many addresses, each in another percent-encoded spelling, then the login-wide bound (6) stops them and the right password after them', async () => {
+    const answers: number[] = [];
+    for (let i = 0; i < 10; i++) answers.push((await login(encodedAt(seller.login, i % seller.login.length), `guess-${i}`, `203.0.113.${20 + i}`)).status);
+    expect(answers).to.deep.equal([401, 401, 401, 401, 401, 401, 429, 429, 429, 429]);
+    expect((await login(encodedAt(seller.login, 1), seller.password, '203.0.113.200')).status).to.equal(429);
+    expect((await login(seller.login, seller.password, '203.0.113.201')).status).to.equal(429);
+  });
+
+  it('when an encoded spelling logs in, then the attempt counts as no failure; failed and refused attempts are logged under the login it decodes to', async () => {
+    // Two failures, then a success in an encoded spelling: the login+address count starts anew, so three more failures are answered 401.
+    for (let i = 0; i < 2; i++) expect((await login(seller.login, 'wrong-password', '203.0.113.9')).status).to.equal(401);
+    expect((await login(encodedAt(seller.login, 2), seller.password, '203.0.113.9')).status).to.equal(200);
+    const { lines } = await capturedLog(async () => {
+      for (let i = 0; i < 3; i++) expect((await login(encodedAt(seller.login, 0), 'wrong-password', '203.0.113.9')).status).to.equal(401);
+      expect((await login(encodedAt(seller.login, 0), 'wrong-password', '203.0.113.9')).status).to.equal(429);
+    });
+    const logged = lines.filter((l) => l.login_failed === 'token.php').map((l) => ({ login: l.login, msg: l.msg }));
+    expect(logged).to.deep.equal([
+      ...[0, 1, 2].map(() => ({ login: seller.login, msg: 'login failed' })),
+      { login: seller.login, msg: 'login refused by the login throttle' },
+    ]);
   });
 
   it('when wrong passwords are entered on the authorize page, then it answers 429 with Retry-After; from another address the seller authorizes', async () => {

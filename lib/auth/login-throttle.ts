@@ -35,9 +35,9 @@ end
 `;
 
 /*
- * One round trip per attempt (two script calls sent together). Counts the attempt in three fixed
- * windows: login + address, address (any login), login (any address); refuses when one is
- * already full. The login-wide bound is skipped for an address the login succeeded from in the
+ * One round trip per attempt (a script call per login it names and one for the address, sent
+ * together). Counts the attempt in three fixed windows: login + address, address (any login),
+ * login (any address); refuses when one is already full. The login-wide bound is skipped for an address the login succeeded from in the
  * last 30 days, so guesses from foreign addresses never lock the seller out where it usually works.
  * The login's keys share its hash tag, the address's counter has its own (on a Redis Cluster a
  * script's keys must share a slot): each side checks and counts atomically, and a side that
@@ -100,55 +100,93 @@ return 1
 
 const bounds = ['this login from this address', 'this address', 'this login'];
 
-function keysOf(login: string, address: string): { ofLogin: string[]; ofAddress: string } {
+/** A login's keys: its login+address counter, its counter, its known addresses (one hash tag). */
+function loginKeys(login: string, address: string): string[] {
   // Logins are case-insensitive (account lookup) and may hold any character: keyed by a hash.
   const who = crypto.createHash('sha256').update(login.toLowerCase()).digest('hex').slice(0, 32);
-  const prefix = `${config().queuePrefix}:login`;
-  const tag = `${prefix}:{l${who}}`;
-  return { ofLogin: [`${tag}:la:${address}`, `${tag}:l`, `${tag}:known`], ofAddress: `${prefix}:{a:${address}}` };
+  const tag = `${config().queuePrefix}:login:{l${who}}`;
+  return [`${tag}:la:${address}`, `${tag}:l`, `${tag}:known`];
+}
+
+/** The address's counter (any login), in a slot of its own. */
+const addressKey = (address: string) => `${config().queuePrefix}:login:{a:${address}}`;
+
+/** The logins an attempt names, each once (logins are case-insensitive), in the order given. */
+function distinctLogins(logins: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return logins.filter((l) => !seen.has(l.toLowerCase()) && seen.add(l.toLowerCase()));
 }
 
 let unavailableWarnings = 0;
 
-/** Counts an attempt on both sides: 0 admitted, else the bound (1..3) that refused; with Redis's time. */
-async function countAttempt(keys: ReturnType<typeof keysOf>, address: string): Promise<{ refused: number; nowMs: number }> {
+/**
+ * Counts an attempt under every login it names and once under the address: 0 admitted, else the
+ * bound (1..3) that refused; with Redis's time. Each login's side is atomic on its own (its keys
+ * share a hash tag); a side that counted while another refused (or failed) takes its count back.
+ */
+async function countAttempt(logins: string[], address: string): Promise<{ refused: number; nowMs: number }> {
   const { loginThrottleWindowSeconds: windowSeconds, loginAttemptsPerLoginAndAddress, loginAttemptsPerAddress, loginAttemptsPerLogin } = config();
   const at = movedTime();
   const knownMs = knownAddressDays * 86400 * 1000;
-  const [ofLogin, ofAddress] = await Promise.allSettled([
-    loginAttemptScript(keys.ofLogin, [windowSeconds, at, loginAttemptsPerLoginAndAddress, loginAttemptsPerLogin, address, knownMs]) as Promise<
-      [number, number]
-    >,
-    addressAttemptScript([keys.ofAddress], [windowSeconds, at, loginAttemptsPerAddress]) as Promise<[number, number]>,
+  const ofLogins = logins.map((login) => loginKeys(login, address));
+  const [ofAddress, ...ofEach] = await Promise.allSettled([
+    addressAttemptScript([addressKey(address)], [windowSeconds, at, loginAttemptsPerAddress]) as Promise<[number, number]>,
+    ...ofLogins.map(
+      (keys) =>
+        loginAttemptScript(keys, [windowSeconds, at, loginAttemptsPerLoginAndAddress, loginAttemptsPerLogin, address, knownMs]) as Promise<[number, number]>,
+    ),
   ]);
-  const failure = [ofLogin, ofAddress].find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  const loginSide = ofLogin.status === 'fulfilled' ? Number(ofLogin.value[0]) : undefined;
-  const addressSide = ofAddress.status === 'fulfilled' ? Number(ofAddress.value[0]) : undefined;
-  const nowMs = Number(ofLogin.status === 'fulfilled' ? ofLogin.value[1] : ofAddress.status === 'fulfilled' ? ofAddress.value[1] : 0);
-  // A side that counted while the other refused (or failed) takes its count back.
-  if (loginSide === 0 && addressSide !== 0) await uncountScript(keys.ofLogin.slice(0, 2), [windowSeconds, at]).catch(() => undefined);
-  if (addressSide === 0 && loginSide !== 0) await uncountScript([keys.ofAddress], [windowSeconds, at]).catch(() => undefined);
-  if (loginSide === 1) return { refused: 1, nowMs };
+  const sides = [ofAddress, ...ofEach];
+  const failure = sides.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const answer = (r: PromiseSettledResult<[number, number]>) => (r.status === 'fulfilled' ? Number(r.value[0]) : undefined);
+  const nowMs = Number(sides.map((r) => (r.status === 'fulfilled' ? r.value[1] : undefined)).find((v) => v !== undefined) ?? 0);
+  const addressSide = answer(ofAddress!);
+  const loginSides = ofEach.map(answer);
+  const admitted = addressSide === 0 && loginSides.every((a) => a === 0);
+  // A side that counted while another refused (or failed) takes its count back.
+  if (!admitted) {
+    await Promise.all([
+      ...(addressSide === 0 ? [uncountScript([addressKey(address)], [windowSeconds, at]).catch(() => undefined)] : []),
+      ...ofLogins.filter((_, i) => loginSides[i] === 0).map((keys) => uncountScript(keys.slice(0, 2), [windowSeconds, at]).catch(() => undefined)),
+    ]);
+  }
+  if (loginSides.includes(1)) return { refused: 1, nowMs };
   if (addressSide === 2) return { refused: 2, nowMs };
-  if (loginSide === 3) return { refused: 3, nowMs };
+  if (loginSides.includes(3)) return { refused: 3, nowMs };
   if (failure) throw failure.reason;
   return { refused: 0, nowMs };
+}
+
+/** An attempt that signed in: what it answers, and which of the logins it named the password opened. */
+export interface SignedInAs<T> {
+  signedIn: T;
+  login: string;
 }
 
 /**
  * Runs a login attempt (token.php client_credentials, authorize.php) under the throttle: attempts
  * per login and address, per address and per login in LOGIN_THROTTLE_WINDOW_SECONDS, across web
- * processes (Redis). Past a bound the attempt is refused before the password is checked: 429
- * too_many_login_attempts with Retry-After (the end of the window). `attempt` answers the account
- * id, or undefined for a wrong login or password. When Redis cannot count the attempt, the login
- * is refused (503 service_unavailable with Retry-After): a security check never fails open.
- * Failed and refused attempts are logged as warn lines with `login_failed` (where: `via`), the
- * login and the address, never the password.
+ * processes (Redis). `logins` are the logins the attempt's readings name (client-credentials.ts:
+ * Basic as sent, then form-decoded): the attempt counts under each of them (and once under the
+ * address), so no spelling of a login is a fresh count for its password. Past a bound the attempt
+ * is refused before the password is checked: 429 too_many_login_attempts with Retry-After (the
+ * end of the window). `attempt` answers the account and the login it signed in as, or undefined
+ * for a wrong login or password. When Redis cannot count the attempt, the login is refused (503
+ * service_unavailable with Retry-After): a security check never fails open. Failed and refused
+ * attempts are logged as warn lines with `login_failed` (where: `via`), the login the last reading
+ * names (the decoded one; `login_sent` beside it when it differs) and the address, never the password.
  */
-export async function throttledLogin<T>(login: string, address: string, attempt: () => Promise<T | undefined>, via: string): Promise<T | undefined> {
+export async function throttledLogin<T>(
+  logins: readonly string[],
+  address: string,
+  attempt: () => Promise<SignedInAs<T> | undefined>,
+  via: string,
+): Promise<T | undefined> {
   const { loginThrottleWindowSeconds: windowSeconds } = config();
-  const keys = keysOf(login, address);
-  const { refused, nowMs } = await countAttempt(keys, address).catch((err: unknown) => {
+  const named = distinctLogins(logins);
+  if (named.length === 0) throw new Error('throttledLogin: an attempt names at least one login');
+  const logged = { login: logins[logins.length - 1]!, ...(logins[0] !== logins[logins.length - 1] ? { login_sent: logins[0] } : {}) };
+  const { refused, nowMs } = await countAttempt(named, address).catch((err: unknown) => {
     // Keys a Redis Cluster refuses as spanning slots are a defect that would hold on every
     // attempt: refused (503), never let through without a word.
     if (isSlotError(err)) {
@@ -167,17 +205,29 @@ export async function throttledLogin<T>(login: string, address: string, attempt:
     // The end of the window, by the clock that counted it.
     const nowSeconds = Math.floor(nowMs / 1000);
     const retryAfter = Math.max(1, (Math.floor(nowSeconds / windowSeconds) + 1) * windowSeconds - nowSeconds);
-    log.warn({ login_failed: via, login, address, throttled: bounds[refused - 1] }, 'login refused by the login throttle');
+    log.warn({ login_failed: via, ...logged, address, throttled: bounds[refused - 1] }, 'login refused by the login throttle');
     throw throttled('too_many_login_attempts', `too many login attempts for ${bounds[refused - 1]}; try again in ${retryAfter} s`, retryAfter);
   }
-  const signedIn = await attempt();
+  const outcome = await attempt();
   const at = movedTime();
-  if (signedIn !== undefined)
+  if (outcome !== undefined) {
+    // The attempt was no failure: the login signed in starts its login+address count anew and
+    // knows the address; the other logins it named take their count back, as the address does.
+    const signedIn = outcome.login.toLowerCase();
     await Promise.all([
-      successScript(keys.ofLogin, [windowSeconds, at, address, knownAddressesKept, knownAddressDays * 86400 * 1000]).catch(() => undefined),
-      uncountScript([keys.ofAddress], [windowSeconds, at]).catch(() => undefined),
+      ...named.map((login) => {
+        const keys = loginKeys(login, address);
+        return (
+          login.toLowerCase() === signedIn
+            ? successScript(keys, [windowSeconds, at, address, knownAddressesKept, knownAddressDays * 86400 * 1000])
+            : uncountScript(keys.slice(0, 2), [windowSeconds, at])
+        ).catch(() => undefined);
+      }),
+      uncountScript([addressKey(address)], [windowSeconds, at]).catch(() => undefined),
     ]);
+    return outcome.signedIn;
+  }
   // A failed login is an operator's signal (credential stuffing): the login and the address, never the password.
-  else log.warn({ login_failed: via, login, address }, 'login failed');
-  return signedIn;
+  log.warn({ login_failed: via, ...logged, address }, 'login failed');
+  return undefined;
 }

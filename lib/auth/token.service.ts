@@ -61,8 +61,9 @@ async function issue(
  * Checks a seller's login and password from a client address, under the login throttle; the same
  * answer and similar time for either mistake. A failure is logged (`via`: where the login was
  * tried) with the login and address, never the password. Several readings of one request's
- * credentials (client-credentials.ts: Basic as sent and form-decoded) count as one attempt, under
- * the login as sent.
+ * credentials (client-credentials.ts: Basic as sent and form-decoded) are one attempt, counted
+ * under every login they name before any password is checked: a percent-encoded spelling of a
+ * login is no fresh count for guessing its password (lib/auth README "Login throttle").
  */
 export function authenticateSeller(
   login: string,
@@ -71,16 +72,17 @@ export function authenticateSeller(
   via: 'token.php' | 'authorize.php',
   alternatives: CredentialReading[] = [],
 ): Promise<SignedIn | undefined> {
+  const readings = [{ id: login, secret: password }, ...alternatives];
   return throttledLogin(
-    login,
+    readings.map((r) => r.id),
     address,
     async () => {
-      for (const reading of [{ id: login, secret: password }, ...alternatives]) {
+      for (const reading of readings) {
         const account = await accountRepository.findByLogin(reading.id);
         // A disabled login (kontor user disable) is checked against the decoy: refused as a wrong password, in the same time.
         const usable = account && !isDisabledPasswordHash(account.password_hash) ? account.password_hash : undefined;
         const ok = await verifyPassword(reading.secret, usable ?? (await decoyHash()));
-        if (ok && usable && account) return { accountId: account.id, stamp: secretHash(usable) };
+        if (ok && usable && account) return { signedIn: { accountId: account.id, stamp: secretHash(usable) }, login: reading.id };
       }
       return undefined;
     },

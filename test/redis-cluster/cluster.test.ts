@@ -204,13 +204,14 @@ describe('on a Redis Cluster (3 masters, 3 replicas, started by the test)', func
     try {
       const login = `cluster-${Date.now()}@example.com`;
       const wrong = async () => undefined;
-      for (let i = 0; i < 2; i++) expect(await throttledLogin(login, '203.0.113.70', wrong, 'test')).to.equal(undefined);
-      const refused = await throttledLogin(login, '203.0.113.70', wrong, 'test').then(
+      // The attempt counts under both readings' logins (as sent and form-decoded), each in its own slot.
+      for (let i = 0; i < 2; i++) expect(await throttledLogin([login.replace('@', '%40'), login], '203.0.113.70', wrong, 'test')).to.equal(undefined);
+      const refused = await throttledLogin([login], '203.0.113.70', wrong, 'test').then(
         () => undefined,
         (err: DomainError) => err,
       );
       expect(refused?.id).to.equal('too_many_login_attempts');
-      expect(await throttledLogin(login, '198.51.100.70', async () => 42, 'test')).to.equal(42);
+      expect(await throttledLogin([login], '198.51.100.70', async () => ({ signedIn: 42, login }), 'test')).to.equal(42);
     } finally {
       setConfig({ ...config(), ...pick(original) });
     }
