@@ -70,6 +70,13 @@ export const clientAccessRepository = {
     return row && { chainId: row.chain_id, scope: row.scope, portalAccountId: row.portal_account_id };
   },
 
+  /** An access's rights by its id, share-locked (the restriction's and deletion's FOR UPDATE wait for the transaction), or undefined when it is gone. */
+  async sharedRights(trx: Knex, id: number): Promise<{ scope: Scope[]; portalAccountId: number | null } | undefined> {
+    const row = (await trx('client_access').where({ id }).forShare().first('scope', 'portal_account_id')) as
+      { scope: Scope[]; portal_account_id: number | null } | undefined;
+    return row && { scope: row.scope, portalAccountId: row.portal_account_id };
+  },
+
   async restrict(trx: Knex, chainId: string, scope: Scope[], portalAccountId: number | null): Promise<void> {
     await trx('client_access').where({ chain_id: chainId }).update({ scope, portal_account_id: portalAccountId });
   },

@@ -1,7 +1,9 @@
 import { allOrdersOf, Scope } from '../access';
-import { inTransaction, transaction } from '../db';
+import { inTransaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { checkMentionedPortalAccounts } from '../portal-account';
+import type { Knex } from 'knex';
+import { clientAccessNarrowed } from './client-access-going';
 import { ClientAccessRow, clientAccessRepository } from './client-access.repository';
 import { forgetCachedTokens } from './token.service';
 import { tokenRepository } from './token.repository';
@@ -61,19 +63,36 @@ export interface ClientAccessRestriction {
 /**
  * Restricts an access (document 1, Authentication 5: the user can "restrict active client
  * accesses"): its client access, refresh and access tokens take the narrower rights and the
- * portal account at once, in one transaction; the access tokens leave every process's cache.
+ * portal account at once, in one transaction, and so do the event handlers its client made
+ * (client-access-going.ts: lib/event removes those whose action needs a right no longer held and
+ * binds the rest to the portal account); the access tokens leave every process's cache. Run again
+ * on a deadlock: a removed stock cia handler leaves the items, whose locks can meet a stock write's.
  * Widening is the client's to ask, through authorize.php and the seller's consent, never here.
  */
 export async function restrictClientAccess(viewer: AccessViewer, id: number, restriction: ClientAccessRestriction): Promise<void> {
-  const narrowed = await transaction(async (trx) => {
+  const narrowed = await inTransaction(async (trx) => {
     const access = await clientAccessRepository.lockedAccess(trx, viewer.accountId, viewer.oauthClientId, id);
     if (!access) throw notFound(`client access ${id}`, 'client_access_id');
     const scope = narrowedScope(access.scope, restriction.scope);
     const portalAccountId = await boundPortalAccount(viewer.accountId, access.portalAccountId, restriction.portal_account_id);
     await clientAccessRepository.restrict(trx, access.chainId, scope, portalAccountId);
+    await clientAccessNarrowed(trx, { clientAccessId: id, accountId: viewer.accountId, scope, portalAccountId });
     return tokenRepository.restrictChain(trx, access.chainId, scope, portalAccountId);
   }, viewer.requestId);
   forgetCachedTokens(narrowed);
+}
+
+/**
+ * What a client access holds as it stands, share-locked until the transaction ends (a restriction
+ * or revocation waits for it, then finds what was written under it), or undefined when it is gone.
+ * For lib/event: a handler is written with the rights its client holds at that moment, not those
+ * its access token was read with at the request's start.
+ */
+export async function clientAccessRights(
+  trx: Knex.Transaction,
+  clientAccessId: number,
+): Promise<{ scope: Scope[]; portalAccountId: number | null } | undefined> {
+  return clientAccessRepository.sharedRights(trx, clientAccessId);
 }
 
 /** The granted rights that remain, in the order granted; a right not granted is a 400. */

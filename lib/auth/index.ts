@@ -8,7 +8,8 @@ export type { AuthorizationRequest, AuthorizeOutcome, ConsentStep } from './auth
 export { presentedCredentials } from './client-credentials';
 export type { CredentialReading } from './client-credentials';
 export { provideClientAccessGoing } from './client-access-going';
-export { listClientAccesses, restrictClientAccess, revokeClientAccess } from './client-access.service';
+export type { NarrowedClientAccess } from './client-access-going';
+export { clientAccessRights, listClientAccesses, restrictClientAccess, revokeClientAccess } from './client-access.service';
 export type { ClientAccessRestriction } from './client-access.service';
 export { ClientRegistrationError, createClient } from './client.service';
 export { disableClient, disableLogin, enableClient, LockoutError, setPassword } from './credential-lockout.service';

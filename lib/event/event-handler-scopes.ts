@@ -38,3 +38,34 @@ export function handlerScopes(section: string, action: string): readonly Scope[]
   const actions = Object.hasOwn(table, section) ? table[section as keyof typeof readScope] : undefined;
   return actions && Object.hasOwn(actions, action) ? actions[action] : undefined;
 }
+
+/** A handler as its client access's narrowing weighs it. */
+export interface HandlerOfAccess {
+  id: number;
+  section: string;
+  action: string;
+  portal_account_grant: number | null;
+}
+
+/**
+ * What a restricted client access (lib/auth restrictClientAccess) changes of the handlers its
+ * client made: `remove` those whose action needs a scope the access no longer holds (a pair the
+ * table does not know too: no rights are guessed) or that are bound to a portal account the access
+ * no longer reaches; `bind` those made for all portal accounts when the access is now bound to one.
+ * Decision (README "Rights"): removed, not disabled, as with a revoked access.
+ */
+export function narrowedHandlers(
+  handlers: HandlerOfAccess[],
+  access: { scope: readonly Scope[]; portalAccountId: number | null },
+): { remove: number[]; bind: number[] } {
+  const remove: number[] = [];
+  const bind: number[] = [];
+  for (const h of handlers) {
+    const needed = handlerScopes(h.section, h.action);
+    const held = needed !== undefined && needed.every((s) => access.scope.includes(s));
+    const reached = access.portalAccountId === null || h.portal_account_grant === null || h.portal_account_grant === access.portalAccountId;
+    if (!held || !reached) remove.push(h.id);
+    else if (access.portalAccountId !== null && h.portal_account_grant === null) bind.push(h.id);
+  }
+  return { remove, bind };
+}

@@ -128,6 +128,35 @@ export const eventHandlerRepository = {
     return trx('event_handler').whereIn('client_access_id', clientAccessIds).delete().returning(['id', 'account_id', 'section', 'type', 'required']);
   },
 
+  /** The handlers one client access of the account made, locked (its restriction weighs them: event-handler-scopes.ts narrowedHandlers). */
+  async lockedOfClientAccess(
+    trx: Knex.Transaction,
+    accountId: number,
+    clientAccessId: number,
+  ): Promise<Pick<EventHandlerRow, 'id' | 'section' | 'action' | 'portal_account_grant'>[]> {
+    return trx('event_handler')
+      .where({ account_id: accountId, client_access_id: clientAccessId })
+      .orderBy('id')
+      .forUpdate()
+      .select('id', 'section', 'action', 'portal_account_grant');
+  },
+
+  /** Deletes handlers of the account by id; answers what they were, as delete does. */
+  async deleteMany(
+    trx: Knex.Transaction,
+    accountId: number,
+    ids: number[],
+  ): Promise<Pick<EventHandlerRow, 'id' | 'account_id' | 'section' | 'type' | 'required'>[]> {
+    if (ids.length === 0) return [];
+    return trx('event_handler').where({ account_id: accountId }).whereIn('id', ids).delete().returning(['id', 'account_id', 'section', 'type', 'required']);
+  },
+
+  /** Binds handlers of the account to one portal account (their grant; a bound client's handler acts only on its records). */
+  async bind(trx: Knex.Transaction, accountId: number, ids: number[], portalAccountId: number): Promise<void> {
+    if (ids.length === 0) return;
+    await trx('event_handler').where({ account_id: accountId }).whereIn('id', ids).update({ portal_account_grant: portalAccountId });
+  },
+
   /** The handlers of an account for one event type that take events. */
   async activeFor(accountId: number, section: string, type: string): Promise<EventHandlerRow[]> {
     return (await db()('event_handler').where({ account_id: accountId, section, type }).where(dispatchable).orderBy('id')).map(withPassword);

@@ -5,7 +5,7 @@ import { inTransaction, transaction } from '../db';
 import { DomainError, forbidden, invalidField, notFound, unauthenticated } from '../errors';
 import { decimalValue } from './event-condition';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
-import { handlerScopes } from './event-handler-scopes';
+import { handlerScopes, narrowedHandlers } from './event-handler-scopes';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
 import { isForbiddenHostLiteral } from './webhook-host';
@@ -13,7 +13,7 @@ import { checkMailRecipient } from './mail-recipient';
 import { newSigningSecret, signingSecretOf } from './signing-secret';
 import { forgetStockTargetsOf } from './stock-event-targets';
 import { resolvePathStockId } from '../stock';
-import { provideClientAccessGoing } from '../auth';
+import { clientAccessRights, NarrowedClientAccess, provideClientAccessGoing } from '../auth';
 
 const at = (path: string) => `event_handler.${path}`;
 
@@ -213,9 +213,10 @@ const isClientAccessGone = (err: unknown) =>
 
 /**
  * POST admin/event/handler/: checks the definition against the catalog and the caller's scopes
- * (checkActionScopes), and stores it with the caller's portal-account grant (a bound client's
- * handler acts only on that portal account's records) and client access (a client's handlers go
- * when its access is revoked: the foreign key's cascade); 400 names what is wrong, also when the
+ * (checkActionScopes; a client's also against its access as it stands, clientAccessRights), and
+ * stores it with the caller's portal-account grant (a bound client's handler acts only on that
+ * portal account's records) and client access (a client's handlers go when its access is revoked,
+ * and narrow when it is restricted: narrowHandlersOfClientAccess); 400 names what is wrong, also when the
  * account has EVENT_HANDLERS_PER_ACCOUNT already.
  */
 export async function createEventHandler(scope: HandlerMaker, input: EventHandlerInput): Promise<EventHandlerRow> {
@@ -232,6 +233,16 @@ export async function createEventHandler(scope: HandlerMaker, input: EventHandle
   const condition = await stockConditionIds(scope.accountId, section, checkConditions(section, input.condition));
   // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
   const id = await transaction(async (trx) => {
+    // A client's rights as they stand now (its access share-locked until the insert commits): the
+    // seller may have restricted it since the token was read, and the restriction narrowed only
+    // the handlers written before it.
+    let grant = grantOf(scope);
+    if (scope.clientAccessId) {
+      const held = await clientAccessRights(trx, scope.clientAccessId);
+      if (!held) throw accessRevoked();
+      checkActionScopes({ scopes: new Set(held.scope) }, section, action.action);
+      grant = held.portalAccountId;
+    }
     const limit = config().eventHandlersPerAccount;
     if ((await eventHandlerRepository.countForCreate(trx, scope.accountId)) >= limit)
       throw invalidField('event_handler', `event_handler: the account has ${limit} event handlers, the most it may have; delete one first`);
@@ -243,7 +254,7 @@ export async function createEventHandler(scope: HandlerMaker, input: EventHandle
       required,
       condition,
       signing_secret: newSigningSecret(),
-      portal_account_grant: grantOf(scope),
+      portal_account_grant: grant,
       client_access_id: scope.clientAccessId ?? null,
     });
   }, scope.requestId).catch((err: unknown) => {
@@ -287,7 +298,23 @@ async function deleteHandlersOfClientAccesses(trx: Knex.Transaction, clientAcces
   for (const row of rows) await forgetStockTargetsOf(trx, row);
 }
 
-/** Gives lib/auth the deletion of a client's handlers with its client accesses: call once at a process's start. */
+/**
+ * What a restricted client access changes (lib/auth client-access-going.ts; document 1,
+ * Authentication 5: the seller may "restrict active client accesses"), in the transaction
+ * narrowing it: the handlers its client made that need a right it no longer holds go, as
+ * deleteEventHandler deletes one (a stock cia handler's names leave the items), and those made for
+ * all portal accounts are bound to the one the access is bound to now (event-handler-scopes.ts
+ * narrowedHandlers decides). Before, they kept the rights checked at their creation: an order_flag
+ * handler went on cancelling the orders of a portal account no longer granted.
+ */
+async function narrowHandlersOfClientAccess(trx: Knex.Transaction, access: NarrowedClientAccess): Promise<void> {
+  const handlers = await eventHandlerRepository.lockedOfClientAccess(trx, access.accountId, access.clientAccessId);
+  const { remove, bind } = narrowedHandlers(handlers, access);
+  for (const row of await eventHandlerRepository.deleteMany(trx, access.accountId, remove)) await forgetStockTargetsOf(trx, row);
+  if (access.portalAccountId !== null) await eventHandlerRepository.bind(trx, access.accountId, bind, access.portalAccountId);
+}
+
+/** Gives lib/auth what goes with a client access (deleted) and what follows its restriction: call once at a process's start. */
 export function provideClientAccessHandlers(): void {
-  provideClientAccessGoing(deleteHandlersOfClientAccesses);
+  provideClientAccessGoing({ going: deleteHandlersOfClientAccesses, narrowed: narrowHandlersOfClientAccess });
 }

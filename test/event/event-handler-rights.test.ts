@@ -8,13 +8,15 @@
  */
 import { expect } from 'chai';
 import { allOrdersOf } from '../../lib/access';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { disableClient, disableLogin, setPassword } from '../../lib/auth/credential-lockout.service';
 import { db } from '../../lib/db/knex';
 import { eventActions } from '../../lib/event/event-catalog';
-import { handlerScopes } from '../../lib/event/event-handler-scopes';
+import { handlerScopes, narrowedHandlers } from '../../lib/event/event-handler-scopes';
 import { createOrder } from '../../lib/order/order.service';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
 import { boundClient } from '../support/bound-client';
+import { untilOneWaitsForALock } from '../support/lock-wait';
 import { useEventsWorker } from './events-worker';
 import { waitFor } from './servers';
 
@@ -206,6 +208,121 @@ describe('event handlers act only with their maker’s rights (lib/event README,
       const toOwn = setting.receiver.received.filter((r) => r.path === ownPath).map((r) => (JSON.parse(r.body) as { order_id: string }).order_id);
       expect(toOwn).to.deep.equal([next.body.order_id]);
       expect(setting.receiver.received.filter((r) => r.path === clientPath)).to.deep.equal([]);
+    });
+  });
+  describe("a client's handlers follow its access when the seller restricts it", () => {
+    const setting = useEventsWorker('evhrestrict');
+
+    /** A client granted all portal accounts with order_r order_w admin_r admin_w, its order_flag (cancel) and webhook handlers, and its client access. */
+    const clientWithHandlers = async (seller: Seller, name: string) => {
+      const client = await boundClient(seller, name, 'all', 'order_r order_w admin_r admin_w');
+      const flag = await call('admin/event/handler/', { token: client.token, body: orderFlag });
+      expect(flag.status, flag.text).to.equal(201);
+      const webhook = await call('admin/event/handler/', {
+        token: client.token,
+        body: handler('order', 'created', { id: 'notification', required: { url: `${setting.receiver.base}/${name}`, format: 'post', target_name: name } }),
+      });
+      expect(webhook.status, webhook.text).to.equal(201);
+      const accesses = (await call('admin/client_access/', { token: seller.token })).body.client_access as { id: number; client: { id: string } }[];
+      const accessId = accesses.find((a) => a.client.id === client.clientId)!.id;
+      return { ...client, flagId: flag.body.event_handler_id as number, webhookId: webhook.body.event_handler_id as number, accessId };
+    };
+    const restrict = async (seller: Seller, accessId: number, restriction: object) => {
+      const res = await call(`admin/client_access/${accessId}/`, { token: seller.token, body: { client_access: restriction } });
+      expect(res.status, res.text).to.equal(200);
+    };
+    const order = async (seller: Seller, portalAccountId: number) => {
+      const res = await call('order/', {
+        token: seller.token,
+        body: { order: { customer: { email: `buyer-${seller.id}@example.com` } }, portal_account_id: portalAccountId },
+      });
+      expect(res.status, res.text).to.equal(201);
+      return res.body.order_id as string;
+    };
+    /** The order created event, dispatched: its job's result. */
+    const dispatched = (seller: Seller, orderId: string) =>
+      waitFor(async () => {
+        const row = (await db()('outbox')
+          .where({ account_id: seller.id, job_name: 'event.emit', state: 'completed' })
+          .whereRaw("payload->>'recordId' = ? AND payload->>'type' = 'created' AND payload->>'section' = 'order'", [orderId])
+          .first('result')) as { result: { runs: { handler_id: number }[]; skipped: { handler_id: number; reason: string }[] } } | undefined;
+        return row?.result;
+      }, `the created event of ${orderId} to be dispatched`);
+    const cancelled = async (seller: Seller, orderId: string) =>
+      ((await call(`order/${orderId}/?select[status][is_cancelled]=`, { token: seller.token })).body.order as { status: { is_cancelled: boolean } }).status
+        .is_cancelled;
+
+    it('when the rule weighs a restricted access, then it removes what needs a right gone, a pair it does not know and what is bound elsewhere, and binds what was made for all', () => {
+      const h = (id: number, section: string, action: string, grant: number | null) => ({ id, section, action, portal_account_grant: grant });
+      const handlers = [
+        h(1, 'order', 'order_flag', null),
+        h(2, 'order', 'notification', null),
+        h(3, 'order', 'task', 7),
+        h(4, 'order', 'unknown', null),
+        h(5, 'stock', 'mail', 8),
+      ];
+      expect(narrowedHandlers(handlers, { scope: ['order_r', 'task_w', 'stock_r'], portalAccountId: 7 })).to.deep.equal({ remove: [1, 4, 5], bind: [2] });
+      expect(narrowedHandlers(handlers, { scope: ['order_r', 'order_w', 'task_w', 'stock_r'], portalAccountId: null })).to.deep.equal({
+        remove: [4],
+        bind: [],
+      });
+    });
+
+    it('when the seller takes order_w from a client, then its order_flag handler is gone and cancels no order; its webhook, whose rights it keeps, stays', async () => {
+      const seller = await newSeller();
+      const client = await clientWithHandlers(seller, `evh-narrow-${seller.id}`);
+      await restrict(seller, client.accessId, { scope: ['order_r', 'admin_r', 'admin_w'] });
+
+      const listed = ((await call('admin/event/handler/', { token: seller.token })).body.event_handler as { id: number }[]).map((h) => h.id);
+      expect(listed).to.deep.equal([client.webhookId]);
+      const orderId = await order(seller, seller.portalAccountId);
+      const result = await dispatched(seller, orderId);
+      expect(result.runs.map((r) => r.handler_id)).to.deep.equal([client.webhookId]);
+      expect(await cancelled(seller, orderId)).to.equal(false);
+    });
+
+    it('when a client creates a handler while the seller restricts its access, then the handler is written with the rights that remain: a missing one is 403 and nothing is stored', async () => {
+      const seller = await newSeller();
+      const client = await clientWithHandlers(seller, `evh-race-${seller.id}`);
+      // The test holds the access's row as a restriction does while it narrows: the creation waits for it.
+      const restriction = await db().transaction();
+      try {
+        await restriction('client_access').where({ id: client.accessId }).forUpdate().first();
+        const creating = call('admin/event/handler/', { token: client.token, body: orderFlag });
+        await untilOneWaitsForALock('%client_access%');
+        await restriction('client_access')
+          .where({ id: client.accessId })
+          .update({ scope: ['order_r', 'admin_r', 'admin_w'] });
+        await restriction.commit();
+        const res = await creating;
+        expect([res.status, res.body.error?.[0]?.error], res.text).to.deep.equal([403, 'insufficient_scope']);
+      } finally {
+        if (!restriction.isCompleted()) await restriction.rollback();
+      }
+      const listed = ((await call('admin/event/handler/', { token: seller.token })).body.event_handler as { id: number }[]).map((h) => h.id);
+      expect(listed).to.deep.equal([client.flagId, client.webhookId]);
+    });
+
+    it('when the seller binds a cross-account client to another portal account, then its handlers act only on that one: the orders of the first are not cancelled, those of the other are', async () => {
+      const seller = await newSeller();
+      const shop2 = Number((await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id);
+      const client = await clientWithHandlers(seller, `evh-bind-${seller.id}`);
+      await restrict(seller, client.accessId, { portal_account_id: shop2 });
+
+      // The client, bound to shop 2 now, still sees and manages its handlers.
+      const seen = await call('admin/event/handler/', { token: client.token });
+      expect(seen.status, seen.text).to.equal(200);
+      expect((seen.body.event_handler as { id: number }[]).map((h) => h.id)).to.deep.equal([client.flagId, client.webhookId]);
+
+      const first = await order(seller, seller.portalAccountId);
+      const result = await dispatched(seller, first);
+      expect(result.runs).to.deep.equal([]);
+      expect(result.skipped.map((s) => s.handler_id)).to.deep.equal([client.flagId, client.webhookId]);
+      expect(await cancelled(seller, first)).to.equal(false);
+
+      const other = await order(seller, shop2);
+      await waitFor(async () => (await cancelled(seller, other)) || undefined, `order ${other} of shop 2 to be cancelled by the client's handler`);
+      expect(await cancelled(seller, first)).to.equal(false);
     });
   });
 });
