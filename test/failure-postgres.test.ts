@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { config } from '../config';
 import { createKnex, Knex } from '../lib/db/knex';
-import { ApiResponse, newSeller, Seller } from './support/api';
+import { ApiResponse, call, newSeller, Seller } from './support/api';
 import { CuttableProxy, startCuttableProxy } from './support/cuttable-proxy';
 import { freePort, runEntry, Running } from './support/process';
 
@@ -133,5 +133,90 @@ describe('failure: PostgreSQL holds a request up', function () {
     expect(read.status, read.text).to.equal(200);
     expect((await within(10000, order)).status).to.equal(201);
     expect(web.output()).not.to.include('"level":50');
+  });
+});
+
+describe('failure: PostgreSQL ends the session of a request (pg_terminate_backend: a failover, an operator, a restart)', function () {
+  this.timeout(30000);
+  let seller: Seller;
+  let side: Knex;
+
+  /** The backend of a statement of this database waiting for a lock, whose text contains `like`. */
+  async function waitingPid(like: string): Promise<number> {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = (await side.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ?", [
+        like,
+      ])) as { rows: { pid: number }[] };
+      if (rows[0]) return rows[0].pid;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error('no statement came to wait for a lock within 5 s');
+  }
+
+  /** Holds the lock `hold` takes while `request` runs, ends the session that waits for it, and answers what the client got. */
+  async function terminatedWhileWaiting(
+    hold: (trx: Knex.Transaction) => Promise<unknown>,
+    like: string,
+    request: () => Promise<ApiResponse>,
+  ): Promise<ApiResponse> {
+    const trx = await side.transaction();
+    try {
+      await hold(trx);
+      const pending = request();
+      await side.raw('SELECT pg_terminate_backend(?)', [await waitingPid(like)]);
+      return await pending;
+    } finally {
+      await trx.rollback();
+    }
+  }
+  const holdStock = (trx: Knex.Transaction) => trx.raw('SELECT id FROM stock WHERE account_id = ? FOR UPDATE', [seller.id]);
+  const ordersOf = async () => Number((await side('sales_order').where({ account_id: seller.id }).count<{ count: string }[]>('* as count'))[0]!.count);
+  const line = { id: 1, quantity: 1, price: '1.00', stock_align_id: 'T1' };
+
+  beforeEach(async () => {
+    seller = await newSeller();
+    side = createKnex(config().databaseUrl, 3);
+    const res = await call('stock/', { token: seller.token, body: { stock: { name: 'T1', sku: 'T1', quantity: 10 } } });
+    expect(res.status, res.text).to.equal(201);
+  });
+  afterEach(async () => {
+    await side.destroy();
+  });
+
+  for (const keyed of [false, true])
+    it(`when the session of a POST order/ ${keyed ? 'with' : 'without'} Idempotency-Key is ended while it waits for its item's lock, then it is answered 503 service_unavailable (not 500) and nothing is written`, async () => {
+      const res = await terminatedWhileWaiting(holdStock, '%stock%', () =>
+        call('order/', {
+          token: seller.token,
+          headers: keyed ? { 'Idempotency-Key': `terminated-${seller.id}` } : {},
+          body: { order: { customer: { email: 'x@example.com' }, line: [line] } },
+        }),
+      );
+      expect(res.status, res.text).to.equal(503);
+      expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['service_unavailable', 503]]);
+      expect(res.text).not.to.match(/Connection terminated|\n\s+at /);
+      expect(await ordersOf()).to.equal(0);
+    });
+
+  it('when the session of a GET order/ is ended while it waits for a lock, then it is answered 503 (not 500)', async () => {
+    const res = await terminatedWhileWaiting(
+      (trx) => trx.raw('LOCK TABLE sales_order IN ACCESS EXCLUSIVE MODE'),
+      '%sales_order%',
+      () => call('order/', { token: seller.token }),
+    );
+    expect(res.status, res.text).to.equal(503);
+  });
+
+  it('when the session of a POST order/list/ is ended while an item waits for its lock, then no item is answered 500, and every item answered 201 is written once', async () => {
+    const res = await terminatedWhileWaiting(holdStock, '%stock%', () =>
+      call('order/list/', { token: seller.token, body: { order: [1, 2, 3].map((i) => ({ customer: { email: `l${i}@example.com` }, line: [line] })) } }),
+    );
+    const codes = res.status === 207 ? (res.body.response as { code: number }[]).map((r) => r.code) : [res.status];
+    expect(codes, res.text).not.to.include(500);
+    expect(
+      codes.every((c) => c === 201 || c === 503),
+      res.text,
+    ).to.equal(true);
+    expect(await ordersOf()).to.equal(codes.filter((c) => c === 201).length);
   });
 });

@@ -6,14 +6,19 @@
  * operator-throttle.ts).
  */
 import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import { expect } from 'chai';
 import IORedis from 'ioredis';
 import { config, Config, setConfig } from '../config';
+import { connectPaths, developmentShopifyApplication } from '../config/channel-apps';
+import { createPortalAccount } from '../lib/admin/portal-account-admin.service';
 import { createClient } from '../lib/auth/client.service';
 import { closeQueues } from '../lib/queue';
 import { closeRedis, redis as producer, whenReady } from '../lib/redis';
 import { counterRepository } from '../lib/account/counter.repository';
 import { db } from '../lib/db/knex';
+import { webhookSignature } from '../lib/portals/shopify/shopify-webhooks';
+import { withDevelopmentShopifyApp } from './portals/shopify-support';
 import { apiBase, ApiResponse, call, newSeller, Seller } from './support/api';
 import { untilOneWaitsForALock } from './support/lock-wait';
 import { createOrder } from './order/helpers';
@@ -293,5 +298,64 @@ describe('failure: Redis away or stalled', function () {
       expect(scraped.status).to.equal(200);
       expect(await scraped.text()).to.include('kontor_http_request_duration_seconds');
     });
+  });
+});
+
+describe('failure: Redis full (at its maxmemory, noeviction: a Redis of its own)', function () {
+  this.timeout(60000);
+  let original: Config;
+  let redis: ChildProcess | undefined;
+  let redisPort = 0;
+  let seller: Seller;
+  let portalAccountId = 0;
+  let base = '';
+  const shop = () => `full-${seller.id}.myshopify.com`;
+
+  before(async () => {
+    original = config();
+    base = await apiBase();
+    seller = await newSeller();
+    ({ id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' }));
+    await db()('shopify_store').insert({ portal_account_id: portalAccountId, account_id: seller.id, shop_domain: shop() });
+    redisPort = await freePort();
+    redis = await startRedisServer(redisPort);
+    setConfig({ ...withDevelopmentShopifyApp(original, base, 'http://127.0.0.1:9'), redisUrl: `redis://127.0.0.1:${redisPort}` });
+    await Promise.all([closeRedis(), closeQueues()]);
+    await whenReady(producer());
+    // Full: Redis refuses every write from now on ("OOM command not allowed"), as when a queue grew to maxmemory.
+    await producer().config('SET', 'maxmemory', '1');
+  });
+  after(async () => {
+    await Promise.all([closeRedis(), closeQueues()]);
+    setConfig(original);
+    await killChild(redis);
+  });
+
+  it("when Redis is full, then Shopify's order webhook is answered 503 (Shopify delivers it again), not 500", async () => {
+    const body = JSON.stringify({ id: 1 });
+    const res = await fetch(`${base}${connectPaths.shopifyWebhooks}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Shopify-Topic': 'orders/create',
+        'X-Shopify-Hmac-Sha256': webhookSignature(body, developmentShopifyApplication.apiSecret),
+        'X-Shopify-Shop-Domain': shop(),
+        'X-Shopify-Webhook-Id': crypto.randomUUID(),
+      },
+      body,
+    });
+    const text = await res.text();
+    expect(res.status, text).to.equal(503);
+    expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+    expectNoInternals(text, redisPort);
+  });
+
+  it('when Redis is full, then POST admin/portal_account/{id}/consent/ is answered 503 service_unavailable with Retry-After, not 500', async () => {
+    const res = await call(`admin/portal_account/${portalAccountId}/consent/`, {
+      token: seller.token,
+      body: { connector: 'shopify', shop_domain: shop() },
+    });
+    expectUnavailable(res, redisPort);
+    expect(res.text).not.to.include('OOM');
   });
 });

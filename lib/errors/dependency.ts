@@ -35,22 +35,53 @@ const postgresDown = /^(08|57P0[123]$|53300$|57014$)/;
 // The last ones are a Redis Cluster's: no node answers, or its slots are not (yet) served.
 const redisDown =
   /enableOfflineQueue|Connection is closed|Command timed out|max retries per request|CLUSTERDOWN|None of startup nodes is available|Failed to refresh slots cache|Cluster isn't ready/i;
-// pg's own: a connection lost, a pool's or a new connection's connect timeout ('timeout expired':
-// a server that does not answer, not even a refusal; answered 500 before), a statement whose
-// answer never came (query_timeout, lib/db/knex.ts; Knex puts the statement's text before it).
-const postgresGone = /^Connection terminated|timeout exceeded when trying to connect|^timeout expired$|(^| - )Query read timeout$/;
+// Redis at its maxmemory refuses every write (maxmemory-policy noeviction, which BullMQ needs:
+// lib/queue README): "OOM command not allowed when used memory > 'maxmemory'", also from inside a
+// script. Nothing was written, and it passes as workers drain the queues or an operator adds memory.
+const redisFull = /^OOM /;
+// pg's own: a connection lost ('Connection terminated unexpectedly': the backend ended, by
+// pg_terminate_backend, a failover or a restart) or used after it was lost ('... is not
+// queryable'), a pool's or a new connection's connect timeout ('timeout expired': a server that
+// does not answer, not even a refusal; answered 500 before), a statement whose answer never came
+// (query_timeout, lib/db/knex.ts). pg gives them no code, and Knex puts the statement's text
+// before the message ('ROLLBACK - Connection terminated unexpectedly'): matched at the start or
+// after ' - ' (a lost connection under a POST order/ answered 500 when only the start was matched).
+const postgresGone =
+  /(^| - )Connection terminated|(^| - )Client (has encountered a connection error|was closed) and is not queryable$|timeout exceeded when trying to connect|(^| - )timeout expired$|(^| - )Query read timeout$/;
+/** How deep unreachableDependency follows an error's cause (a wrapper's wrapper at most). */
+const causeDepth = 3;
+
+interface ErrorLike {
+  name?: string;
+  message?: string;
+  code?: unknown;
+  port?: unknown;
+  errors?: { port?: unknown }[];
+  cause?: unknown;
+}
 
 /**
- * Which dependency an error says is unreachable (connection refused, reset, timed out), if any.
- * A bare network error is told apart by the port it names (ports: of the database and Redis
- * URLs); one naming neither is not a dependency's.
+ * Which dependency an error says is unreachable (connection refused, reset, timed out, ended) or
+ * unable to take a write (Redis full), if any; an error that wraps another (cause: pg-pool's
+ * connect timeout) is judged by what it wraps too. A bare network error is told apart by the port
+ * it names (ports: of the database and Redis URLs); one naming neither is not a dependency's.
  */
 export function unreachableDependency(err: unknown, ports: Record<Dependency, number>): Dependency | undefined {
-  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; port?: unknown; errors?: { port?: unknown }[] };
+  let current: unknown = err;
+  for (let depth = 0; depth <= causeDepth && current instanceof Object; depth++) {
+    const found = dependencyOf(current as ErrorLike, ports);
+    if (found) return found;
+    current = (current as ErrorLike).cause;
+  }
+  return undefined;
+}
+
+function dependencyOf(e: ErrorLike, ports: Record<Dependency, number>): Dependency | undefined {
   const message = String(e.message ?? '');
   const code = typeof e.code === 'string' ? e.code : '';
   if (e.name === 'MaxRetriesPerRequestError' || redisDown.test(message)) return 'redis';
-  if (postgresGone.test(message) || postgresDown.test(code)) return 'postgres';
+  if (e.name === 'ReplyError' && redisFull.test(message)) return 'redis';
+  if (postgresDown.test(code) || postgresGone.test(message)) return 'postgres';
   if (!networkCodes.has(code)) return undefined;
   const port = e.port ?? e.errors?.[0]?.port;
   return port === ports.redis ? 'redis' : port === ports.postgres ? 'postgres' : undefined;
