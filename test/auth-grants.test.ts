@@ -82,7 +82,7 @@ describe('grants bound to portal accounts (issue 16.2; document 1, Authenticatio
     expect(list.status).to.equal(207);
     expect((list.body.response as { code: number }[])[0]!.code).to.equal(404);
     const credit = await call('order/', { token: bound.access, body: { order: { ...order('c@example.com').order, credit: { main_id: orderA } } } });
-    expect(credit.status).to.equal(400);
+    expect(credit.status).to.equal(404);
     expect(credit.body.error![0]!.field).to.equal('order.credit.main_id');
     expect((await call(`order/${orderA}/`, { token: seller.token })).body).to.deep.equal(before.body);
   });

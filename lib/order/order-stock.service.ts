@@ -9,7 +9,7 @@
  * (planLineStock).
  */
 import type { Knex } from 'knex';
-import { invalidField } from '../errors';
+import { domainError, invalidField } from '../errors';
 import type { PendingWrites } from '../queue';
 import { adjustStockQuantities, StockChange, matchAlignRefs, SetPart, stockIdOf } from '../stock';
 import type { LineRow } from './order.repository';
@@ -151,7 +151,8 @@ interface Move {
 
 const idRef = (stockId: number) => `ID_${stockId}`;
 
-const unknownItem = (field: string, ref: string | null) => invalidField(field, `${field} ${ref} is not a stock item of this account`, 'unknown_stock_item');
+/** A line naming an item the account does not have: 404 (document 1, Errors: a contained object with a given id). */
+const unknownItem = (field: string, ref: string | null) => domainError('unknown_stock_item', `${field} ${ref} is not a stock item of this account`, { field });
 
 /**
  * A line naming a variation main: the main's quantities are "invalid; variant values count"

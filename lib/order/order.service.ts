@@ -8,7 +8,7 @@ import type { OrderScope } from '../access';
 import { linkCustomer } from '../customer';
 import { inTransaction, transaction } from '../db';
 import type { Warning } from '../errors';
-import { invalidField, notFound } from '../errors';
+import { domainError, invalidField, notFound } from '../errors';
 import { checkIfMatch } from '../http';
 import { portalIds, portalOf } from '../portals';
 import { PendingWrites } from '../queue';
@@ -65,7 +65,8 @@ async function checkReferences(
     throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is this order: a credit note names the order it was made from`);
   }
   if (mainId && mainId !== current?.credit_main_id && !(await orderRepository.exists(trx, scope, mainId))) {
-    throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is not an order of this account`, 'unknown_order');
+    // Document 1, Errors: a contained object with a given id that does not exist is a 404.
+    throw domainError('unknown_order', `${prefix}.credit.main_id ${mainId} is not an order of this account`, { field: `${prefix}.credit.main_id` });
   }
   // Document 2: platform is the portal id the order was created at (FK), one of document 1's
   // naming table; send_mit reports the shipment to it. Any text was stored, so a typo

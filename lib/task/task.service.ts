@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { db, transaction } from '../db';
-import { invalidField, notFound } from '../errors';
+import { domainError, invalidField, notFound } from '../errors';
 import type { SearchRequest } from '../http';
 import { personRepository } from '../account';
 import { TaskColumns, taskRepository, TaskRow } from './task.repository';
@@ -68,7 +68,8 @@ async function columnsOf(trx: Knex.Transaction, accountId: number, task: TaskInp
   if (task.person_id !== undefined) {
     if (task.person_id === '') columns.person_id = null;
     else if (!(await personRepository.get(accountId, task.person_id, trx))) {
-      throw invalidField('task.person_id', `task.person_id ${task.person_id} is not a person of this account (admin/person/)`);
+      // Document 1, Errors: a contained object with a given id that does not exist is a 404.
+      throw domainError('not_found', `task.person_id ${task.person_id} is not a person of this account (admin/person/)`, { field: 'task.person_id' });
     } else columns.person_id = task.person_id;
   }
   if (task.title !== undefined) columns.title = task.title;

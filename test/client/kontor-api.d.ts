@@ -1156,11 +1156,9 @@ export interface components {
         | 'status_conflict'
         | 'not_changeable'
         | 'duplicate_line_id'
-        | 'unknown_order'
         | 'unknown_currency'
         | 'unknown_country'
         | 'unknown_payment_method'
-        | 'unknown_stock_item'
         | 'unsupported_action'
         | 'seller_details_missing'
         | 'invalid_idempotency_key'
@@ -1179,6 +1177,8 @@ export interface components {
         | 'unknown_portal_account'
         | 'unknown_lister'
         | 'unknown_live_listing'
+        | 'unknown_order'
+        | 'unknown_stock_item'
         | 'no_live_listing'
         | 'ambiguous_id'
         | 'ambiguous_lister'
@@ -4240,10 +4240,10 @@ export interface components {
         reference?: {
           /** @enum {unknown} */
           section?: 'order' | 'stock' | 'stock_lister' | 'customer' | 'bank' | '';
-          id?: string | (number | string);
+          id?: (string | '') | (number | string);
           /** @enum {unknown} */
           platform?: 'auction_a' | 'auction_b' | 'market_c' | 'market_d' | 'market_e' | 'market_f' | 'shop_g' | 'shop_h' | 'market_i' | 'webshop' | 'shop' | '';
-          stock_id?: string | (number | string);
+          stock_id?: (string | '') | (number | string);
         };
         person_id?: (number | string) | '';
         title?: string | '';
@@ -4724,7 +4724,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description invalid: invalid_field, bad_request, malformed_json, malformed_xml, malformed_statement, unsupported_statement, xml_doctype_refused, unsupported_charset, invalid_text, too_deep, too_many_items, too_many_fields, unknown_parameter, unknown_select, unknown_filter, invalid_operator, invalid_range, singleton_filter, period_too_long, status_conflict, not_changeable, duplicate_line_id, unknown_order, unknown_currency, unknown_country, unknown_payment_method, unknown_stock_item, unsupported_action, seller_details_missing, invalid_idempotency_key, invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, unauthorized_client, unknown_portal_account */
+    /** @description invalid: invalid_field, bad_request, malformed_json, malformed_xml, malformed_statement, unsupported_statement, xml_doctype_refused, unsupported_charset, invalid_text, too_deep, too_many_items, too_many_fields, unknown_parameter, unknown_select, unknown_filter, invalid_operator, invalid_range, singleton_filter, period_too_long, status_conflict, not_changeable, duplicate_line_id, unknown_currency, unknown_country, unknown_payment_method, unsupported_action, seller_details_missing, invalid_idempotency_key, invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, unauthorized_client, unknown_portal_account */
     error_400: {
       headers: {
         [name: string]: unknown;
@@ -4793,7 +4793,7 @@ export interface components {
         'application/xml': components['schemas']['Error_envelope'];
       };
     };
-    /** @description not_found: not_found, unknown_path, unknown_portal_account, unknown_lister, unknown_live_listing, no_live_listing */
+    /** @description not_found: not_found, unknown_path, unknown_portal_account, unknown_lister, unknown_live_listing, unknown_order, unknown_stock_item, no_live_listing */
     error_404: {
       headers: {
         [name: string]: unknown;

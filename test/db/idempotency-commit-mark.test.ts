@@ -164,7 +164,7 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
           const slowBeforeCommit = outcome === 'slow before its commit' ? slow : undefined;
           await transaction(async (trx) => {
             await trx('commit_mark_probe').insert({ account_id: caller.accountId, run });
-            if (outcome === 'refused in its transaction') throw new DomainError('unknown_order', 'the order does not exist');
+            if (outcome === 'refused in its transaction') throw new DomainError('invalid_field', 'the request is refused');
             if (outcome === 'crash in its transaction') throw new Error('boom in the transaction');
             if (slowBeforeCommit) {
               slowBeforeCommit.committed();

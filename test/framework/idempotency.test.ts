@@ -345,7 +345,7 @@ describe('Idempotency-Key (POSTs that create or trigger)', function () {
         response: ['run'],
         async handle() {
           runs++;
-          if (outcome === 'refused') throw new DomainError('unknown_order', 'the order does not exist');
+          if (outcome === 'refused') throw new DomainError('invalid_field', 'the request is refused');
           if (outcome === 'unavailable') throw retryLater();
           if (outcome === 'crash') throw new Error('boom');
           return created({ run: runs });

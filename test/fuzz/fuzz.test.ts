@@ -237,7 +237,7 @@ describe('fuzz: hostile requests across every endpoint', function () {
       [`order/${orderId}/history/`, { body: { text: 'taken' } }, 404],
       [`order/${orderId}/send_mit/`, { body: { send_mit: {} } }, 404],
       [`admin/portal_account/${portalAccountId}/`, {}, 404],
-      ['order/', { body: { order: orderBody({ line: [{ stock_align_id: `ID_${stockId}`, quantity: 1, price: '1.00' }] }) } }, 400],
+      ['order/', { body: { order: orderBody({ line: [{ id: 1, stock_align_id: `ID_${stockId}`, quantity: 1, price: '1.00' }] }) } }, 404],
       ['stock/', { body: { stock: { name: 'x', cia: { market_d: { is_active: true, portal_account_id: [Number(portalAccountId)] } } } } }, 400],
       [`stock/?${query({ portal_account_id: portalAccountId })}`, {}, 400],
     ];

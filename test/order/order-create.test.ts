@@ -150,7 +150,7 @@ describe('order: create, read, update, delete, history', () => {
     expect(await countOrders(seller)).to.equal(0);
   });
 
-  it('when credit.main_id names an order, then that order lists this one in credit.sub_id; an unknown one is a 400', async () => {
+  it('when credit.main_id names an order, then that order lists this one in credit.sub_id; an unknown one is a 404 naming it', async () => {
     const main = await createOrder(seller);
     const credit = await createOrder(seller, { credit: { main_id: main } });
     expect((await readOrder(seller, main)).credit).to.deep.equal({ sub_id: [credit], main_id: null });
@@ -161,8 +161,8 @@ describe('order: create, read, update, delete, history', () => {
     // Number 3 exists only in the other account.
     const foreign = await createOrder(other);
     const res = await call('order/', { token: seller.token, body: { order: orderBody({ credit: { main_id: foreign } }) } });
-    expect(res.status).to.equal(400);
-    expect(res.body.error![0]).to.include({ field: 'order.credit.main_id', error: 'unknown_order' });
+    expect(res.status, res.text).to.equal(404);
+    expect(res.body.error![0]).to.include({ field: 'order.credit.main_id', error: 'unknown_order', code: 404 });
   });
 
   it('when the order a credit note was made from is deleted, then the note reads credit.main_id null and its read body posts back with 200', async () => {

@@ -103,7 +103,7 @@ describe('order: POST order/list/ from new buyers (issue 32), and one item sold 
         orderBody({ customer: { email: 'one@example.com', username: 'again' }, line: [{ id: 1, quantity: 4, stock_align_id: 'SKU-A' }] }),
       ]),
     );
-    expect(items.map((i) => i.code)).to.deep.equal([201, 400, 201, 500, 201]);
+    expect(items.map((i) => i.code)).to.deep.equal([201, 404, 201, 500, 201]);
     expect(items[1]!.error![0]).to.include({ field: 'order[1].line[0].stock_align_id' });
     expect(items[3]!.error![0]!.error).to.equal('internal_error');
     expect([items[1]!.order_id, items[3]!.order_id]).to.deep.equal([undefined, undefined]);

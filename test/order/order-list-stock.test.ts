@@ -44,7 +44,7 @@ describe('order: POST order/list/ stock in one batch', () => {
     ]);
     expect(res.status, res.text).to.equal(207);
     const items = res.body.response as Item[];
-    expect(items.map((i) => i.code)).to.deep.equal([201, 200, 400, 201, 201]);
+    expect(items.map((i) => i.code)).to.deep.equal([201, 200, 404, 201, 201]);
     expect(items[2]!.error![0]).to.include({ field: 'order[2].line[0].stock_align_id', error: 'unknown_stock_item' });
     expect(await stockQuantity(seller, a)).to.equal(10 - 1 - 5 - 12);
     expect(await stockQuantity(seller, b)).to.equal(10 - 2 - 3);
@@ -80,7 +80,7 @@ describe('order: POST order/list/ stock in one batch', () => {
       const res = await pending;
       expect(res.status, res.text).to.equal(207);
       const items = res.body.response as Item[];
-      expect(items.map((i) => i.code)).to.deep.equal([201, 400, 201]);
+      expect(items.map((i) => i.code)).to.deep.equal([201, 404, 201]);
       expect(items[1]!.error![0]!.field).to.equal('order[1].line[0].stock_align_id');
       // The second run neither repeats the first run's warnings nor loses them.
       expect(items[2]!.warning!.map((w) => w.field)).to.deep.equal(['order[2].invoice_amount']);
@@ -116,7 +116,7 @@ describe('order: POST order/list/ stock in one batch', () => {
     expect(cia.map((r) => r.payload.stockId)).to.deep.equal([item]);
   });
 
-  it('when an item a POST order/ takes from is deleted while it waits for its lock, then 400 names the line and nothing of the order is stored', async () => {
+  it('when an item a POST order/ takes from is deleted while it waits for its lock, then 404 names the line and nothing of the order is stored', async () => {
     const gone = await createStock(seller, 'SKU-GONE', 10);
     const holder = await db().transaction();
     try {
@@ -126,7 +126,7 @@ describe('order: POST order/list/ stock in one batch', () => {
       await holder('stock').where({ account_id: seller.id, id: gone }).delete();
       await holder.commit();
       const res = await pending;
-      expect(res.status, res.text).to.equal(400);
+      expect(res.status, res.text).to.equal(404);
       expect(res.body.error![0]).to.include({ field: 'order.line[0].stock_align_id', error: 'unknown_stock_item' });
     } finally {
       if (!holder.isCompleted()) await holder.rollback();

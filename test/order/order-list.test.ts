@@ -66,7 +66,7 @@ describe('order: POST order/list/', () => {
       orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-A' }] }),
     ]);
     const items = res.body.response as Item[];
-    expect(items.map((i) => i.code)).to.deep.equal([201, 400, 201]);
+    expect(items.map((i) => i.code)).to.deep.equal([201, 404, 201]);
     expect(items[1]!.error![0]!.field).to.equal('order[1].line[1].stock_align_id');
     expect(await stockQuantity(seller, item)).to.equal(7);
     // The failed item took no order number: the numbers stay consecutive.

@@ -185,7 +185,7 @@ describe('order: a line of a set deleted since the sale', () => {
     ]);
     // Undoing the cancel is a new sale of the set, which is gone: refused as any deleted item's.
     const undo = await update({ status: { is_cancelled: false } });
-    expect(undo.status, undo.text).to.equal(400);
+    expect(undo.status, undo.text).to.equal(404);
     expect(undo.text).to.contain('order.line[0].stock_align_id');
     expect(await quantities()).to.deep.equal([10, 10]);
   });

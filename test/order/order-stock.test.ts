@@ -78,7 +78,7 @@ describe('order: stock link of lines', () => {
     expect(await stockQuantity(seller, item)).to.equal(6);
   });
 
-  it('when stock_align_id names no item of the account, then 400 names order.line[i].stock_align_id and no stock moves', async () => {
+  it('when stock_align_id names no item of the account, then 404 names order.line[i].stock_align_id and no stock moves', async () => {
     const item = await createStock(seller, 'SKU-A', 10);
     const other = await newSeller();
     await createStock(other, 'FOREIGN', 10);
@@ -94,8 +94,9 @@ describe('order: stock link of lines', () => {
           }),
         },
       });
-      expect(res.status, res.text).to.equal(400);
-      expect(res.body.error![0]).to.include({ field: 'order.line[1].stock_align_id', error: 'unknown_stock_item' });
+      // Document 1, Errors: 404 when "a contained object with a given id does not exist".
+      expect(res.status, res.text).to.equal(404);
+      expect(res.body.error![0]).to.include({ field: 'order.line[1].stock_align_id', error: 'unknown_stock_item', code: 404 });
     }
     // Lines sent out of their id order: the field names the line where the client wrote it.
     const unsorted = await call('order/', {
@@ -109,6 +110,7 @@ describe('order: stock link of lines', () => {
         }),
       },
     });
+    expect(unsorted.status, unsorted.text).to.equal(404);
     expect(unsorted.body.error![0]).to.include({ field: 'order.line[0].stock_align_id', error: 'unknown_stock_item' });
     expect(await stockQuantity(seller, item)).to.equal(10);
     expect((await movements(seller, item)).filter((m) => m.order_id !== null)).to.deep.equal([]);
@@ -160,7 +162,7 @@ describe('order: stock link of lines', () => {
       token: seller.token,
       body: { order: orderBody({ status: { is_cancelled: true }, line: [{ id: 1, quantity: 3, stock_align_id: 'NOPE' }] }) },
     });
-    expect(res.status).to.equal(400);
+    expect(res.status).to.equal(404);
     expect(res.body.error![0]!.field).to.equal('order.line[0].stock_align_id');
   });
 
@@ -212,11 +214,11 @@ describe('order: stock link of lines', () => {
     expect(await stockQuantity(seller, b)).to.equal(5);
   });
 
-  it('when an update names an unknown item, then 400 and the stock stays as it was', async () => {
+  it('when an update names an unknown item, then 404 and the stock stays as it was', async () => {
     const a = await createStock(seller, 'SKU-A', 10);
     const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }] });
     const res = await update(orderId, { line: [{ id: 1, quantity: 1, stock_align_id: 'NOPE' }] });
-    expect(res.status).to.equal(400);
+    expect(res.status).to.equal(404);
     expect(res.body.error![0]!.field).to.equal('order.line[0].stock_align_id');
     expect(await stockQuantity(seller, a)).to.equal(7);
     expect((await readOrder(seller, orderId)).line[0]!.stock_align_id).to.equal('SKU-A');

@@ -115,14 +115,11 @@ describe('tasks', () => {
     expect(fromMin.body).to.not.have.key('next_min_id');
   });
 
-  it('when a task is bad (stock_lister without platform, foreign person, unknown priority), then 400 names the field and nothing is written', async () => {
+  it('when a task is bad (stock_lister without platform, unknown priority), then 400 names the field and nothing is written', async () => {
     const seller = await newSeller();
-    const other = await newSeller();
-    const foreignPerson = await createPerson(other.id, 'Not yours');
     const cases: [Record<string, unknown>, string][] = [
       [{ reference: { section: 'stock_lister', stock_id: '1' } }, 'task.reference.platform'],
       [{ reference: { section: 'stock_lister', platform: 'auction_a' } }, 'task.reference.stock_id'],
-      [{ person_id: foreignPerson.id }, 'task.person_id'],
       [{ priority: 'urgent' }, 'task.priority'],
       [{ reference: { section: 'moon' } }, 'task.reference.section'],
       [{ appointment_date: 'tomorrow' }, 'task.appointment_date'],
@@ -134,6 +131,23 @@ describe('tasks', () => {
     }
     const [{ count }] = (await db()('task').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
     expect(Number(count)).to.equal(0);
+  });
+
+  it("when person_id names no person of the account (another seller's, or none), then 404 names task.person_id (document 1: a contained object's id) and nothing is written", async () => {
+    const seller = await newSeller();
+    const other = await newSeller();
+    const foreignPerson = await createPerson(other.id, 'Not yours');
+    const own = await createTask(seller, { title: 'mine' });
+    for (const personId of [foreignPerson.id, 999999, String(foreignPerson.id)]) {
+      const created = await call('task/', { token: seller.token, body: { task: { title: 'x', person_id: personId } } });
+      const updated = await call(`task/${own}/`, { token: seller.token, body: { task: { person_id: personId } } });
+      for (const res of [created, updated]) {
+        expect(res.status, res.text).to.equal(404);
+        expect(res.body.error!.map((e) => [e.error, e.field])).to.deep.equal([['not_found', 'task.person_id']]);
+      }
+    }
+    const tasks = await call('task/', { token: seller.token });
+    expect((tasks.body.task as { id: number; person_id: string }[]).map((t) => [t.id, t.person_id])).to.deep.equal([[own, '']]);
   });
 
   it("when another seller's task is updated or filtered, then 404 and it is not listed", async () => {
