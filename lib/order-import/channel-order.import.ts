@@ -22,6 +22,7 @@ import { variationMainsAmong } from '../stock';
 import { stockIdsOfLineSkus } from './line-items';
 import { createTaskOnce, insertTask } from '../task';
 import {
+  amountsChanged,
   appLinesSince,
   linesBackSince,
   asLastRead,
@@ -32,6 +33,8 @@ import {
   marketDFba,
   onlyFeeChanged,
   orderInputOf,
+  paidKept,
+  paidWithoutAmount,
   quantitiesChanged,
   requestNotes,
   stateAfter,
@@ -52,19 +55,27 @@ export const sourceOf = (account: ImportAccountRow, portal: string, order: Chann
 function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boolean, portal: string): ChannelChange {
   const change: ChannelChange = { currency_id: order.currency_id };
   if (amountsKnown && before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
+  // Paid since without an amount (paidKept: a row kept before is_paid was, without a paid amount,
+  // reads as unpaid): paid in full, as a new order in that shape is; lib/order pays only an order
+  // unpaid and not cancelled there whose lines have prices.
+  if (amountsKnown && paidWithoutAmount(order) && !paidKept(before)) change.paid_in_full = true;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
   // A reference the channel names only once paid (eBay's ESCROW paymentReferenceId); the order takes it if it has none.
   if (order.payment_provider_transaction_id) change.payment_provider_transaction_id = order.payment_provider_transaction_id;
-  // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
-  // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
   // Shipping the channel gave back since (a refund of it): the fee follows as a line's units do,
   // also on an order invoiced here (whose details are not taken), not on one shipped here.
   const fee = amountsKnown ? feeLowered(before, order) : undefined;
   if (fee !== undefined) change.shipping_fee = fee;
   const completed = fee === undefined || !onlyFeeChanged(before, order);
-  if (amountsKnown && completed && !order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order)))
-    change.details = checkedDetails(order);
+  // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending), whatever
+  // the channel's state by then: lib/order takes them unless the order is shipped, invoiced or
+  // cancelled here. Once the channel has shipped or cancelled it, only new amounts make a change
+  // (amountsChanged): Amazon then suppresses the phone and address, which is nothing new, and the
+  // contact it stopped showing is kept (keep_unshown), not blanked.
+  const unshown = order.status.is_shipped || order.status.is_cancelled;
+  if (amountsKnown && completed && detailsChanged(before, channelState(order)) && (!unshown || amountsChanged(before, order)))
+    change.details = { ...checkedDetails(order), ...(unshown ? { keep_unshown: true } : {}) };
   // The channel ships the order itself since (eBay's fulfilment program shows only once it is
   // paid): as if imported so, its lines give their stock back. Once: the state keeps it said. A
   // row kept before this was kept: only while a line still takes stock (an order imported so has none).

@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import { ChannelDetails, channelFulfilmentNote, fromCents, OrderAddress, OrderInput, toCents } from '../order';
 import type { ChannelOrder, ChannelOrderAddress } from '../portals';
+import { countryOfIso3 } from '../reference';
 import type { ChannelState } from './order-import.repository';
 
 export interface UnlinkedLine {
@@ -18,6 +19,20 @@ export interface UnlinkedLine {
 
 /** A decimal amount other than zero. */
 const cents = (value: string) => /^-?\d+(\.\d+)?$/.test(value) && Number(value) !== 0;
+
+/**
+ * The channel says the buyer paid and names no amount (Amazon without OrderProceeds.grandTotal, a
+ * cash-on-delivery order delivered): paid in full, at its import (is_paid) as on a later read
+ * (ChannelChange.paid_in_full).
+ */
+export const paidWithoutAmount = (order: ChannelOrder) => order.status.is_paid && !cents(order.paid_amount);
+
+/**
+ * The channel said the buyer paid at the read a state was kept of. A state kept before is_paid was
+ * (decision, README "Known"): paid where it kept a paid amount, else unpaid, so an order paid since
+ * without an amount is paid in full on its next read (one the old rule left unpaid is mended).
+ */
+export const paidKept = (state: ChannelState): boolean => state.is_paid ?? cents(state.paid_amount ?? '0');
 
 /**
  * A channel's text cut to the characters Order_type holds (decision, README "Texts longer than
@@ -36,10 +51,22 @@ export function fitted(text: string, max: number): string {
 /** Order_address_type's lengths (document 2's string(n), lib/order order.type.ts). */
 const addressLengths: Record<string, number> = { zip: 32 };
 
+/**
+ * A channel's address as Order_address_type. A country named by three letters (country_iso3,
+ * Kaufland's) is read as ISO 3166-1 alpha-3 (lib/reference): its country_iso2 and, unless the
+ * channel spells one, its English name as the spelled-out country (decision, README); a code that
+ * is none stays the country's text, as before.
+ */
 function address(a: ChannelOrderAddress | undefined): OrderAddress {
   const out: OrderAddress = {};
-  for (const [key, value] of Object.entries(a ?? {}))
+  const { country_iso3: iso3, ...rest } = a ?? {};
+  for (const [key, value] of Object.entries(rest))
     if (typeof value === 'string' && value !== '') out[key as keyof OrderAddress] = key === 'country_iso2' ? value : fitted(value, addressLengths[key] ?? 255);
+  if (iso3 && !out.country_iso2) {
+    const known = countryOfIso3(iso3);
+    if (known) out.country_iso2 = known.iso2;
+    out.country ??= known ? fitted(known.name, 255) : fitted(iso3, 255);
+  }
   return out;
 }
 
@@ -73,6 +100,7 @@ const digest = (order: ChannelOrder) =>
 export function channelState(order: ChannelOrder): ChannelState {
   return {
     paid_amount: order.paid_amount,
+    is_paid: order.status.is_paid,
     fulfilled_by_channel: order.fulfilled_by_channel !== undefined,
     prices: Object.fromEntries(order.line.filter((l) => !l.price_unread).map((l) => [l.transaction_id, l.price])),
     is_shipped: order.status.is_shipped,
@@ -131,7 +159,9 @@ export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKno
   const now = channelState(order);
   return {
     ...now,
-    ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
+    ...(amountsKnown
+      ? {}
+      : { paid_amount: before.paid_amount, is_paid: before.is_paid, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
     fulfilled_by_channel:
       now.fulfilled_by_channel === true || (before.fulfilled_by_channel === true && !(byApps(before) && linesBackSince(before, order).length > 0)),
     ...(before.app_lines || now.app_lines ? { app_lines: appLinesAfter(before, order, now) } : {}),
@@ -222,10 +252,29 @@ export const onlyFeeChanged = (before: ChannelState, order: ChannelOrder) =>
 /** The channel changed the order's details since the state kept (a state kept before details were: not compared). */
 export const detailsChanged = (before: ChannelState, now: ChannelState) => before.details !== undefined && before.details !== now.details;
 
+/**
+ * The channel gives other amounts than the state kept: a line's unit price other than the one last
+ * read whole (`channel_state.prices`; a line never read whole counts as changed), or a higher
+ * shipping fee (a lower one is feeLowered's). What tells prices given since (an Amazon order leaving
+ * Pending, an eBay total the seller adjusted before payment) from contact the channel only stopped
+ * showing once it shipped or cancelled the order. A state kept before prices were: not compared.
+ */
+export function amountsChanged(before: ChannelState, order: ChannelOrder): boolean {
+  const kept = before.prices;
+  if (kept === undefined) return false;
+  const fee = order.shipping.fee;
+  return (
+    order.line.some((l) => !l.price_unread && (kept[l.transaction_id] === undefined || toCents(kept[l.transaction_id]!) !== toCents(l.price))) ||
+    (fee !== undefined && before.shipping_fee !== undefined && toCents(fee) > toCents(before.shipping_fee))
+  );
+}
+
 /** Nothing changed at the channel since the state kept: the order is passed over. */
 export const sameState = (a: ChannelState, b: ChannelState) =>
   a.modified_at === b.modified_at &&
   a.paid_amount === b.paid_amount &&
+  // Paid since without an amount is a change (paidKept: also against a state kept before is_paid was).
+  paidKept(a) === paidKept(b) &&
   a.is_shipped === b.is_shipped &&
   a.is_cancelled === b.is_cancelled &&
   !detailsChanged(a, b) &&
@@ -324,6 +373,7 @@ export function orderInputOf(
     };
   });
   const paid = cents(order.paid_amount);
+  const inFull = paidWithoutAmount(order);
   // Cancelled and shipped exclude each other in Kontor: a cancelled order is not also shipped.
   const status = { is_cancelled: order.status.is_cancelled, is_shipped: order.status.is_shipped && !order.status.is_cancelled };
   const input: OrderWire = {
@@ -345,7 +395,7 @@ export function orderInputOf(
     line,
     // Paid at the channel without an amount: paid in full (is_paid at creation).
     ...(paid ? { paid_amount: order.paid_amount } : {}),
-    status: { ...status, ...(order.status.is_paid && !paid ? { is_paid: true } : {}) },
+    status: { ...status, ...(inFull ? { is_paid: true } : {}) },
     ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
     ...(order.payment_method_id ? { payment_method_id: order.payment_method_id } : {}),
     history: [

@@ -11,6 +11,12 @@ export type { ImportAccountRow };
 /** What the channel said of an order at the last fetch: only its changes are applied. */
 export interface ChannelState {
   paid_amount?: string;
+  /**
+   * The channel said the buyer paid (ChannelOrder.status.is_paid): its turning true without an
+   * amount pays the order in full (ChannelChange.paid_in_full). Absent in rows kept before it: read
+   * as unpaid (README "Known").
+   */
+  is_paid?: boolean;
   is_shipped?: boolean;
   is_cancelled?: boolean;
   modified_at?: string;

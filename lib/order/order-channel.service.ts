@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { DomainError, Warning } from '../errors';
-import { fromCents, toCents } from './order-money';
+import { fromCents, invoiceAmount, toCents } from './order-money';
 import { StockBatch } from './order-stock.service';
 import { OrderWrites, WrittenOrder } from './order-writes';
 import { createOrderIn, OrderCaller, planOrderCreate, updateOneOrderIn } from './order.service';
@@ -50,6 +50,13 @@ export interface ChannelChange {
    */
   payment_provider_transaction_id?: string;
   /**
+   * The channel says the buyer paid since and names no amount (Amazon without OrderProceeds.grandTotal,
+   * a cash-on-delivery order delivered): an unpaid order is paid its invoice amount as the change
+   * leaves it, as a new order in that shape is (is_paid at creation), through the same paid rule
+   * (planPaid); not one whose lines are still 0.00 (withPayment).
+   */
+  paid_in_full?: boolean;
+  /**
    * Lines the channel gave a fulfilment app since, which ships them from the stock it keeps (a
    * Shopify line the store moved to a 3PL's location after the import), by transaction_id with the
    * app's name: each is unlinked, so the stock it took goes back, as for a line imported so
@@ -88,6 +95,12 @@ export interface ChannelDetails {
   line: { transaction_id: string; price: string; tax?: string }[];
   shipping: { fee?: string; address: OrderAddress };
   customer: { email?: string; phone_1?: string; address: OrderAddress };
+  /**
+   * The channel shipped or cancelled the order and may have stopped showing its contact (Amazon
+   * suppresses the buyer's phone and address after shipment): an address field, e-mail or phone it
+   * does not show keeps the order's, not blanked. Else the addresses are the channel's as given.
+   */
+  keep_unshown?: boolean;
 }
 
 /** Creates the order of a channel order in the caller's transaction; its id and internal id. */
@@ -129,11 +142,15 @@ export async function createChannelOrdersIn(trx: Knex.Transaction, caller: Order
   return prepared.map((refused) => (refused ? { refused } : { written: written[next++]! }));
 }
 
-/** The part of a change the order can take: a shipped order is not cancelled by the channel (goods left: a credit note). */
+/**
+ * The part of a change the order can take: a shipped order is not cancelled by the channel (goods
+ * left: a credit note). The payment is decided once the lines are known (withPayment); its note goes
+ * at `paidAt`, after the payment reference and before the status.
+ */
 function effective(
-  current: { paid_amount: string | null; is_shipped: boolean; is_cancelled: boolean; payment_provider_transaction_id: string | null },
+  current: { is_shipped: boolean; is_cancelled: boolean; payment_provider_transaction_id: string | null },
   change: ChannelChange,
-): { input: OrderInput; notes: string[] } {
+): { input: OrderInput; notes: string[]; paidAt: number } {
   const input: OrderInput = {};
   const notes: string[] = [];
   const reference = change.payment_provider_transaction_id;
@@ -141,11 +158,8 @@ function effective(
     input.payment_provider_transaction_id = reference;
     notes.push(`payment reference ${reference}`);
   }
+  const paidAt = notes.length;
   const status: NonNullable<OrderInput['status']> = {};
-  if (change.paid_amount !== undefined && toCents(change.paid_amount) !== toCents(current.paid_amount ?? '0')) {
-    input.paid_amount = change.paid_amount;
-    notes.push(`paid ${change.paid_amount}`);
-  }
   let cancelled = current.is_cancelled;
   if (change.is_cancelled !== undefined && change.is_cancelled !== current.is_cancelled) {
     if (change.is_cancelled && current.is_shipped) notes.push('cancelled at the channel, but the order is shipped here: make a credit note');
@@ -161,26 +175,30 @@ function effective(
     notes.push('shipped');
   }
   if (Object.keys(status).length) input.status = status;
-  return { input, notes };
+  return { input, notes, paidAt };
 }
 
 /**
  * The lines, shipping and customer of the order with the channel's details: the lines keep their
  * position, quantity and stock link (so no stock moves), their price (and tax) replaced by the
- * line of the same transaction_id.
+ * line of the same transaction_id. An e-mail or phone the channel does not give is kept (not
+ * sent); an address is the channel's, field by field over the order's where it stopped showing
+ * some (keep_unshown).
  */
-function detailsInput(lines: LineRow[], details: ChannelDetails): OrderInput {
+function detailsInput(current: OrderRow, lines: LineRow[], details: ChannelDetails): OrderInput {
   const byTransaction = new Map(details.line.map((l) => [l.transaction_id, l]));
+  const address = (stored: Record<string, unknown>, given: OrderAddress): OrderAddress =>
+    details.keep_unshown ? { ...(stored.address as OrderAddress | undefined), ...given } : given;
   return {
     line: lines.map((l) => {
       const channel = l.transaction_id !== null ? byTransaction.get(l.transaction_id) : undefined;
       return lineInput(l, { price: channel?.price ?? l.price, tax: channel?.tax ?? l.tax });
     }),
-    shipping: { fee: details.shipping.fee ?? '0.00', address: details.shipping.address },
+    shipping: { fee: details.shipping.fee ?? '0.00', address: address(current.shipping, details.shipping.address) },
     customer: {
       ...(details.customer.email ? { email: details.customer.email } : {}),
       ...(details.customer.phone_1 ? { phone_1: details.customer.phone_1 } : {}),
-      address: details.customer.address,
+      address: address(current.customer, details.customer.address),
     },
   };
 }
@@ -342,8 +360,41 @@ async function withDetails(trx: Knex.Transaction, current: OrderRow, change: Cha
     notes.push('prices, shipping or address changed at the channel; not applied, as the order is already shipped, invoiced or cancelled here');
     return false;
   }
-  Object.assign(input, detailsInput(await orderRepository.lines(trx, current.internal_id), change.details));
+  Object.assign(input, detailsInput(current, await orderRepository.lines(trx, current.internal_id), change.details));
   return true;
+}
+
+/**
+ * The channel's payment, decided on the lines the update leaves (the details may price them in the
+ * same change): its paid_amount, or for an unpaid order the channel says is paid without naming an
+ * amount (paid_in_full), the invoice amount the update leaves, so the order is paid in full as a
+ * new order in that shape is; both through updateOrderIn's paid rule (planPaid). Money is never
+ * booked on an order it does not fit: while every line is still 0.00 (the channel's prices were
+ * not taken: the order is shipped, invoiced or cancelled here, or the channel gave none), neither
+ * an amount above the invoice nor a payment in full is taken, and the note says why. Answers the
+ * payment's note, if any.
+ */
+async function withPayment(trx: Knex.Transaction, current: OrderRow, change: ChannelChange, input: OrderInput): Promise<string | undefined> {
+  const amount = change.paid_amount !== undefined && toCents(change.paid_amount) !== toCents(current.paid_amount ?? '0') ? change.paid_amount : undefined;
+  const inFull = amount === undefined && change.paid_in_full === true && !current.is_paid && !current.is_cancelled && input.status?.is_cancelled !== true;
+  if (amount === undefined && !inFull) return undefined;
+  const lines = input.line ?? (await orderRepository.lines(trx, current.internal_id)).map((l) => lineInput(l, { price: l.price, tax: l.tax }));
+  const priced = lines.some((l) => toCents(l.price ?? '0') !== 0n);
+  const fee = input.shipping?.fee !== undefined ? input.shipping.fee : current.shipping_fee;
+  const invoice = invoiceAmount(
+    lines.map((l) => ({ quantity: Number(l.quantity ?? 1), price: l.price ?? null })),
+    fee,
+    'order.line',
+  );
+  const later = 'set paid_amount once its prices are in';
+  if (amount !== undefined) {
+    if (!priced && toCents(amount) > toCents(invoice)) return `paid ${amount} at the channel, but the order's lines are still 0.00: not booked; ${later}`;
+    input.paid_amount = amount;
+    return `paid ${amount}`;
+  }
+  if (!priced) return `paid at the channel without an amount, but the order's lines are still 0.00: not paid here; ${later}`;
+  input.paid_amount = invoice;
+  return `paid ${invoice} in full (the channel names no amount)`;
 }
 
 /** The shipping fee the channel lowered (ChannelChange.shipping_fee) into the update, unless the details carry one or the order is shipped here. */
@@ -386,8 +437,9 @@ function sameCurrency(current: OrderRow, change: ChannelChange): { change: Chann
   // As the order took it (Order_type's currency_id: trimmed, upper case): a channel naming "eur" had every later payment held back.
   const given = change.currency_id?.trim().toUpperCase();
   if (given === undefined || given === current.currency_id) return { change, notes: [] };
-  if (change.paid_amount === undefined && change.details === undefined && change.shipping_fee === undefined) return { change, notes: [] };
-  const { paid_amount: _paid, details: _details, shipping_fee: _fee, ...rest } = change;
+  if (change.paid_amount === undefined && change.details === undefined && change.shipping_fee === undefined && change.paid_in_full === undefined)
+    return { change, notes: [] };
+  const { paid_amount: _paid, details: _details, shipping_fee: _fee, paid_in_full: _inFull, ...rest } = change;
   return {
     change: rest,
     notes: [
@@ -411,11 +463,13 @@ export async function applyChannelChangeIn(
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) return [];
   const { change: applied, notes: currencyNotes } = sameCurrency(current, change);
-  const { input, notes } = effective(current, applied);
-  notes.unshift(...currencyNotes);
+  const { input, notes, paidAt } = effective(current, applied);
   const completed = await withDetails(trx, current, applied, input, notes);
   await withQuantities(trx, current, applied, input, notes);
   withShippingFee(current, applied, input, notes);
+  const paid = await withPayment(trx, current, applied, input);
+  if (paid) notes.splice(paidAt, 0, paid);
+  notes.unshift(...currencyNotes);
   await withAppLines(trx, current, applied, input, notes);
   await withSellerLines(trx, current, applied, input, notes);
   await withFulfilmentByChannel(trx, current, applied, input, notes);

@@ -16,6 +16,13 @@ export interface ChannelOrderAddress {
   province?: string;
   country?: string;
   country_iso2?: string;
+  /**
+   * A three-letter code the channel names the country by (Kaufland's Address.country, its
+   * contract's example "USA"), where it gives no country_iso2: the import reads it as ISO 3166-1
+   * alpha-3 (lib/reference) into country_iso2 and the spelled-out country; a code that is none stays
+   * the country's text. lib/portals holds no country list (lib/reference is built on it).
+   */
+  country_iso3?: string;
 }
 
 /** One line (Order_line_type); stock_align_id is found by the import from the SKU. */

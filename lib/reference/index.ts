@@ -5,6 +5,8 @@
  */
 export { categorySearch, globalCategoryRepository } from './category';
 export { countryRepository, countrySearch, countryType } from './country';
+export { countryOfIso3 } from './country-codes';
+export type { CountryCodes } from './country-codes';
 export { currencyRepository } from './currency';
 export { descriptionIconRepository } from './description-icon.repository';
 export { findGender } from './gender';

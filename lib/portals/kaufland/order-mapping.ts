@@ -92,7 +92,15 @@ function address(a: KauflandAddress | null): ChannelOrderAddress {
     ...(a.additional_field ? { street_2: a.additional_field } : {}),
     ...(a.postcode ? { zip: a.postcode } : {}),
     ...(a.city ? { city: a.city } : {}),
-    ...(/^[A-Za-z]{2}$/.test(country) ? { country_iso2: country.toUpperCase() } : country ? { country } : {}),
+    // Address.country: a code (the contract's example "USA"); two letters are country_iso2, three an
+    // ISO 3166-1 alpha-3 code the import reads (ChannelOrderAddress.country_iso3), else the country's text.
+    ...(/^[A-Za-z]{2}$/.test(country)
+      ? { country_iso2: country.toUpperCase() }
+      : /^[A-Za-z]{3}$/.test(country)
+        ? { country_iso3: country.toUpperCase() }
+        : country
+          ? { country }
+          : {}),
   };
 }
 
