@@ -13,7 +13,10 @@
  * - A booked CRDT entry is one payment per TxDtls (of every NtryDtls); without TxDtls, or with one,
  *   the entry is one payment of the entry's Amt (the amount booked: a lone TxDtls/Amt may be in
  *   another currency, genkgo's v8 sample has 0 SEK under an 8.85 EUR entry). In a batch each
- *   payment has its own amount: TxDtls/Amt (V04+) or TxDtls/AmtDtls/TxAmt/Amt (V02), required.
+ *   payment has its own amount: TxDtls/Amt (V04+), TxDtls/AmtDtls/TxAmt/Amt (V02), or
+ *   AmtDtls/InstdAmt/Amt in the entry's currency (ownAmountOf); a payment whose only amount is an
+ *   InstdAmt in another currency is not read, counted with the debits and named in
+ *   ParsedStatement.unread (a task), the rest of the file read; one with no amount is refused.
  * - A payment that is a return or reversal is counted in `returns`, never an entry: the entry's
  *   RvslInd (a CRDT reversal undoes a debit of the holder's), TxDtls/RtrInf, or a bank
  *   transaction code of the ISO 20022 list (ExternalBankTransactionSubFamily1Code) meaning money
@@ -30,7 +33,7 @@ import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
 import { endToEndIdOf, payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
 import { acrossFormatsOf, contentDigest, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
 import { isDkReturn } from './return-codes';
-import type { ParsedStatement, StatementEntry } from './statement.type';
+import type { ParsedStatement, StatementEntry, UnreadPayments } from './statement.type';
 
 /** What an entry needs of its statement or notification. */
 export interface CamtMessage {
@@ -94,7 +97,9 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
   details.forEach((d, k) =>
     list(node(d).TxDtls).forEach((tx, i) => txs.push({ tx: node(tx), path: `${path}/NtryDtls${details.length > 1 ? `[${k + 1}]` : ''}/TxDtls[${i + 1}]` })),
   );
-  const perPayment = ntry.Amt === undefined && txs.length > 0 && txs.every(({ tx }) => hasOwnAmount(tx));
+  // Amt@Ccy, else Acct/Ccy: the currency of the amounts booked ('' when neither).
+  const currency = attributeOf(ntry.Amt, 'Ccy') || message.currency;
+  const perPayment = ntry.Amt === undefined && txs.length > 0 && txs.every(({ tx, path: txPath }) => ownAmountOf(tx, txPath, currency) !== undefined);
   const amount = perPayment ? '' : decimal(ntry.Amt, `${path}/Amt`, fail);
   const side = textOf(ntry.CdtDbtInd) || (perPayment ? sideOfPayments(txs) : '');
   if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
@@ -116,18 +121,36 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     n,
     date: entryDate(ntry, path, file.days, fail),
     amount,
-    currency: attributeOf(ntry.Amt, 'Ccy') || message.currency,
+    currency,
     bankRef: bankReferenceOf(ntry.AcctSvcrRef) || bankReferenceOf(ntry.NtryRef),
     writtenRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
     batch: txs.length > 1 || perPayment,
   };
   const payments = booked.batch ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
+  // The payments of a batch that give only an instructed amount in another currency (ownAmountOf):
+  // not read, a task for the seller (UnreadPayments). One that gives no amount at all is refused.
+  const unread: UnreadPayments['payments'] = [];
+  const readable = ({ tx, path: txPath }: { tx: Node; path: string }) => {
+    if (!booked.batch || ownAmountOf(tx, txPath, currency)) return true;
+    const instructed = instructedOf(tx);
+    if (!instructed)
+      throw fail(
+        `${txPath}/Amt`,
+        "is missing: a payment of a batch entry needs its own amount (Amt, AmtDtls/TxAmt/Amt, or AmtDtls/InstdAmt/Amt in the entry's currency)",
+      );
+    unread.push({ payer: senderOf(tx), instructed });
+    return false;
+  };
+  const tellUnread = () => {
+    if (unread.length) result.unread = [...(result.unread ?? []), unreadOf(booked, side === 'DBIT', unread, message)];
+  };
   if (side === 'DBIT') {
     // A DBIT reversal takes back a credit booked before: each payment read like a credit, under a
     // key of its own (`reversal ...`, never a credit's), and counted with the debits as before
     // (one debit per entry, as every DBIT entry).
     result.debits++;
     payments.forEach(({ tx, path: txPath }, i) => {
+      if (!readable({ tx, path: txPath })) return;
       const payment = paymentOf(booked, tx, txPath, i + 1, message, { ...file, seen: file.reversals, legacy: new Map() }, fail);
       // The account's IBAN kept on the reversal too (bank-reversal.service.ts, the other format's record of a reversal applied already).
       const facts = acrossFormatsOf(payment);
@@ -145,6 +168,7 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
           ),
         );
     });
+    tellUnread();
     return;
   }
   // A CRDT reversal, or a return code on the entry: every payment in it comes back.
@@ -152,6 +176,8 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
   payments.forEach(({ tx, path: txPath }, i) => {
     if (entryReturns || isReturnPayment(tx)) result.returns++;
     else if (booked.batch && textOf(tx.CdtDbtInd) === 'DBIT') result.debits++;
+    // Counted with the debits: no transfer is stored for it (its task says so).
+    else if (!readable({ tx, path: txPath })) result.debits++;
     else {
       // A credit of 0.00 brings no money (a closing entry, a bank's information line): counted
       // with the debits, as the MT940 reader counts it, never a transfer an order could take.
@@ -160,6 +186,7 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
       else result.entries.push(payment);
     }
   });
+  tellUnread();
 }
 
 /** A booked credit entry as its payments need it. */
@@ -182,7 +209,7 @@ interface BookedEntry {
 
 /** The transfer of one payment (the `position`th of its entry). */
 function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: number, message: CamtMessage, file: CamtFile, fail: Fail): StatementEntry {
-  const own = entry.batch ? paymentAmount(tx, txPath, fail) : { amount: entry.amount, currency: '', path: `${entry.path}/Amt` };
+  const own = entry.batch ? paymentAmount(ownAmountOf(tx, txPath, entry.currency)!, fail) : { amount: entry.amount, currency: '', path: `${entry.path}/Amt` };
   const currency = own.currency || entry.currency;
   if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
   if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
@@ -241,7 +268,47 @@ const bankReferenceOf = (value: unknown): string => {
   return isNonref(text) ? '' : text;
 };
 
-const hasOwnAmount = (tx: Node) => tx.Amt !== undefined || node(node(tx.AmtDtls).TxAmt).Amt !== undefined;
+/**
+ * A payment's own amount in a batch: TxDtls/Amt (V04+), else TxDtls/AmtDtls/TxAmt/Amt (V02: the
+ * amount booked), else TxDtls/AmtDtls/InstdAmt/Amt (the amount the payer instructed) when it is in
+ * `currency`, the entry's (Amt@Ccy, else Acct/Ccy): booked in its own currency, it is the amount
+ * booked (German banks' camt reports give a payment's amount so, InstdAmt alone). Undefined when
+ * none: an instructed amount in another currency says nothing of what was booked (the rate and
+ * charges are not given), and is never taken for it.
+ */
+function ownAmountOf(tx: Node, path: string, currency: string): { element: unknown; path: string } | undefined {
+  if (tx.Amt !== undefined) return { element: tx.Amt, path: `${path}/Amt` };
+  const amounts = node(tx.AmtDtls);
+  const booked = node(amounts.TxAmt).Amt;
+  if (booked !== undefined) return { element: booked, path: `${path}/AmtDtls/TxAmt/Amt` };
+  const instructed = node(amounts.InstdAmt).Amt;
+  if (instructed !== undefined && currency !== '' && attributeOf(instructed, 'Ccy') === currency)
+    return { element: instructed, path: `${path}/AmtDtls/InstdAmt/Amt` };
+  return undefined;
+}
+
+/** The instructed amount as the task names it (`25.00 CHF`), '' when none. */
+function instructedOf(tx: Node): string {
+  const instructed = node(node(tx.AmtDtls).InstdAmt).Amt;
+  return instructed === undefined ? '' : `${textOf(instructed).trim()} ${attributeOf(instructed, 'Ccy')}`.trim();
+}
+
+/**
+ * What the seller is told of a batch entry's payments not read (ParsedStatement.unread): the
+ * entry's amount and day, whether it credits or reverses, the payers. Given once per entry: its key
+ * is the entry's (its bank reference, amount, day and a digest of the Ntry).
+ */
+function unreadOf(entry: BookedEntry, reversal: boolean, payments: UnreadPayments['payments'], message: CamtMessage): UnreadPayments {
+  return {
+    key: keyOf('camt', [message.account, entry.bankRef, entry.amount, entry.date.day, contentDigest(entry.ntry)]),
+    reversal,
+    amount: entry.amount,
+    currency: entry.currency,
+    day: entry.date.day,
+    path: entry.path,
+    payments,
+  };
+}
 
 /**
  * The side of an entry that names none, from its payments: DBIT when every one is a debit, else
@@ -253,12 +320,9 @@ function sideOfPayments(txs: { tx: Node }[]): string {
   return sides.includes('CRDT') ? 'CRDT' : '';
 }
 
-/** One payment's amount in a batch: TxDtls/Amt (V04+), else TxDtls/AmtDtls/TxAmt/Amt (V02). */
-function paymentAmount(tx: Node, path: string, fail: Fail) {
-  const amountPath = tx.Amt !== undefined ? `${path}/Amt` : `${path}/AmtDtls/TxAmt/Amt`;
-  const element = tx.Amt ?? node(node(tx.AmtDtls).TxAmt).Amt;
-  if (element === undefined) throw fail(`${path}/Amt`, 'is missing: a payment of a batch entry needs its own amount (Amt or AmtDtls/TxAmt/Amt)');
-  return { amount: decimal(element, amountPath, fail), currency: attributeOf(element, 'Ccy'), path: amountPath };
+/** One payment's amount in a batch (ownAmountOf), read. */
+function paymentAmount({ element, path }: { element: unknown; path: string }, fail: Fail) {
+  return { amount: decimal(element, path, fail), currency: attributeOf(element, 'Ccy'), path };
 }
 
 function decimal(value: unknown, path: string, fail: Fail): string {

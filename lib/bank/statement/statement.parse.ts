@@ -150,6 +150,7 @@ export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
 
 /** The files of one archive as one import: their statements, entries and counts together; the format of the first. */
 function mergedStatements(parsed: ParsedStatement[]): ParsedStatement {
+  const unread = parsed.flatMap((p) => p.unread ?? []);
   return {
     format: parsed[0]!.format,
     statements: parsed.reduce((n, p) => n + p.statements, 0),
@@ -158,6 +159,7 @@ function mergedStatements(parsed: ParsedStatement[]): ParsedStatement {
     reversals: parsed.flatMap((p) => p.reversals),
     returns: parsed.reduce((n, p) => n + p.returns, 0),
     unbooked: parsed.reduce((n, p) => n + p.unbooked, 0),
+    ...(unread.length ? { unread } : {}),
   };
 }
 

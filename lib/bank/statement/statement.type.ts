@@ -71,6 +71,30 @@ export interface ParsedStatement {
   returns: number;
   /** Entries not booked (pending, information only): skipped until a statement books them. */
   unbooked: number;
+  /**
+   * CAMT batch entries with payments whose booked amount the file does not give, only an
+   * instructed amount in another currency (./camt-entry.ts ownAmountOf): those payments are not read (a credit's counted in `debits`, as the reversal
+   * entry is), and the seller gets a task for each such entry (./statement.service.ts). Absent
+   * when none.
+   */
+  unread?: UnreadPayments[];
+}
+
+/** The payments of one batch entry not read (ParsedStatement.unread). */
+export interface UnreadPayments {
+  /** The entry's key: its task is given once (a re-import gives none). */
+  key: string;
+  /** A reversal of credits (DBIT with RvslInd), else a credit. */
+  reversal: boolean;
+  /** The entry's Amt ('' when it has none) and currency. */
+  amount: string;
+  currency: string;
+  /** The booking day, YYYY-MM-DD. */
+  day: string;
+  /** Where the entry stands in the file (`Document/.../Ntry[2]`). */
+  path: string;
+  /** Each payment not read: its payer ('' when none) and the instructed amount given (`25.00 CHF`). */
+  payments: { payer: string; instructed: string }[];
 }
 
 /** Subject and sender are Bank_type text(1000) and text(255). */
