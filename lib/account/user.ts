@@ -46,7 +46,8 @@ function addressToApi(address: Record<string, string> | null): Record<string, st
 
 /**
  * The API account as the token may see it: email needs email_r, address account_address_r,
- * is_banking_active the bank scope. A field left out for lack of a scope gets a warning.
+ * is_banking_active the bank scope (true while a payment provider is connected: README). A field
+ * left out for lack of a scope gets a warning.
  */
 function toApi(row: AccountRow, caller: Caller, warnings: Warning[]) {
   const user: Record<string, unknown> = {

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createPerson } from '../../lib/admin/person.service';
 import { createShippingGroup } from '../../lib/admin/shipping-group.service';
 import { call, newSeller, tokenFor } from '../support/api';
-import { kontor } from '../support/cli';
+import { kontor, kontorWithInput } from '../support/cli';
+import { db } from '../../lib/db/knex';
 
 describe('administration: persons, shipping groups, portal accounts, user', () => {
   it('when support creates a person with kontor, then admin/person/ lists it for that seller only', async () => {
@@ -162,6 +163,26 @@ describe('administration: persons, shipping groups, portal accounts, user', () =
     const full = await call('admin/user/', { token: await tokenFor(seller.login, seller.password, 'admin_r email_r account_address_r bank_r') });
     expect(full.body.ack).to.equal('success');
     expect(full.body.user).to.include.keys('email', 'address', 'is_banking_active');
+  });
+
+  it('when support connects a payment provider with kontor, then admin/user/ answers is_banking_active true for that seller only; without a connection it is false', async () => {
+    const seller = await newSeller();
+    const other = await newSeller();
+    const banking = async (s: { token: string }) => {
+      const res = await call('admin/user/', { token: s.token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.user as { is_banking_active: boolean }).is_banking_active;
+    };
+    expect(await banking(seller)).to.equal(false);
+    const connected = await kontorWithInput(
+      'pp-secret\n',
+      ...['payment-provider', 'connect', '--login', seller.login, '--name', 'PayPal', '--client-id', 'app-admin', '--client-secret-stdin'],
+    );
+    expect(connected.code, connected.err).to.equal(0);
+    expect([await banking(seller), await banking(other)]).to.deep.equal([true, false]);
+    // The connection gone (its row deleted), banking is no longer active.
+    await db()('payment_provider_account').where({ account_id: seller.id }).delete();
+    expect(await banking(seller)).to.equal(false);
   });
 
   it('when a person is created with an empty name, then it is refused naming the field', async () => {

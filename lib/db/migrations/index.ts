@@ -85,6 +85,7 @@ const migrations: string[] = [
   '20261130_0170_portal_listing_marked_whole_read_again',
   '20261130_0171_portal_listing_marked_whole_unread_index',
   '20261130_0180_order_credit_paid_sign',
+  '20261201_0300_account_banking_active',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
