@@ -40,4 +40,41 @@ describe('eBay Marketplace Account Deletion: the challenge answer and signed not
     expect((await failure(readEbayDeletion(body, other.headers['X-EBAY-SIGNATURE'], publicKey))).message).to.match(/does not match/);
     expect((await failure(readEbayDeletion(body, undefined, publicKey))).message).to.match(/X-EBAY-SIGNATURE/);
   });
+  it('when X-EBAY-SIGNATURE decodes to JSON that is no object (null, a number, a text, a list) or names kid, signature, alg or digest with no text, then 412, eBay is not asked for a key', async () => {
+    const { body } = await notice('cupfan');
+    const asked: string[] = [];
+    const lookup = async (kid: string) => {
+      asked.push(kid);
+      return publicKey(kid);
+    };
+    const header = (json: string) => Buffer.from(json).toString('base64');
+    for (const json of [
+      'null',
+      '5',
+      '"kid"',
+      '[]',
+      'true',
+      '{"kid":1,"signature":"AA=="}',
+      '{"kid":"k","signature":{"a":1}}',
+      '{"kid":["k"],"signature":"AA=="}',
+      '{"kid":"k","signature":"AA==","alg":5}',
+      '{"kid":"k","signature":"AA==","digest":["SHA1"]}',
+    ]) {
+      const refused = await failure(readEbayDeletion(body, header(json), lookup));
+      expect(refused, json).to.be.instanceOf(EbayNotificationRefused);
+      expect((refused as unknown as EbayNotificationRefused).status, json).to.equal(412);
+      expect(refused.message, json).to.match(/X-EBAY-SIGNATURE/);
+    }
+    expect(asked).to.deep.equal([]);
+    // A digest no hash function has, named by the header when the key names none: 412 too.
+    const { headers } = await notice('cupfan');
+    const sent = JSON.parse(Buffer.from(headers['X-EBAY-SIGNATURE']!, 'base64').toString('utf8')) as Record<string, string>;
+    const unknownDigest = await failure(
+      readEbayDeletion(body, header(JSON.stringify({ ...sent, digest: 'NOPE-512' })), async (kid) => ({ ...(await publicKey(kid)), digest: undefined })),
+    );
+    expect([(unknownDigest as unknown as EbayNotificationRefused).status, unknownDigest.message]).to.deep.equal([
+      412,
+      'X-EBAY-SIGNATURE names an unknown digest nope512',
+    ]);
+  });
 });

@@ -17,6 +17,7 @@ import { apiBase, call, newSeller, Seller } from '../support/api';
 import { kontor } from '../support/cli';
 import { sandboxForSuite } from './sandbox-server';
 import { answeredAddress } from '../support/order-address';
+import { capturedLog } from '../security/log-capture';
 
 describe('connecting eBay and Amazon accounts as a seller does: consent, callbacks, take-over, account deletion (sandbox)', function () {
   this.timeout(30000);
@@ -502,6 +503,24 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
       expect(JSON.stringify(recorded)).to.not.contain(buyer);
       // A redelivery is answered the same and changes nothing more.
       expect((await fetch(endpoint(), { method: 'POST', headers: signed.headers, body: signed.body })).status).to.equal(204);
+    });
+
+    it('when X-EBAY-SIGNATURE is base64 of null or of other JSON that is no signature, then 412 as for any other malformed header, and no error is logged', async () => {
+      const post = (json: string) =>
+        fetch(endpoint(), {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-EBAY-SIGNATURE': Buffer.from(json).toString('base64') },
+          body: JSON.stringify({ metadata: { topic: 'MARKETPLACE_ACCOUNT_DELETION' }, notification: { data: { username: 'someone' } } }),
+        });
+      const { lines } = await capturedLog(async () => {
+        for (const json of ['{}', 'null', '[1]', '"x"', '{"kid":7,"signature":"AA=="}', '{"kid":"k","signature":"AA==","alg":[]}']) {
+          const res = await post(json);
+          const text = await res.text();
+          expect(res.status, `${json}: ${text}`).to.equal(412);
+          expect((JSON.parse(text) as { error: string }).error, json).to.match(/X-EBAY-SIGNATURE/);
+        }
+      });
+      expect(lines.filter((l) => Number(l.level) >= 50).map((l) => l.msg)).to.deep.equal([]);
     });
 
     it("when signatures name one unknown key id after another, then eBay is asked for at most 10 a minute, the rest answered 503 with Retry-After, and eBay's own key still taken", async () => {

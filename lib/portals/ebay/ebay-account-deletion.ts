@@ -41,6 +41,35 @@ function pem(key: string): string {
   return `-----BEGIN PUBLIC KEY-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END PUBLIC KEY-----\n`;
 }
 
+/** X-EBAY-SIGNATURE as eBay sends it: base64 of a JSON object. */
+interface SignatureHeader {
+  alg?: string;
+  kid: string;
+  signature: string;
+  digest?: string;
+}
+
+/**
+ * The header read, or refused (412) when it is missing, not base64 JSON, not an object, or names
+ * kid or signature that are not non-empty texts, or alg or digest that are not texts: whatever
+ * anyone can send this public endpoint is a 412, never a 500 (base64 of `null` was).
+ */
+function signatureOf(header: string | undefined): SignatureHeader {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(header ?? '', 'base64').toString('utf8'));
+  } catch {
+    throw new EbayNotificationRefused('X-EBAY-SIGNATURE is missing or not base64 JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new EbayNotificationRefused('X-EBAY-SIGNATURE is not a JSON object');
+  const { alg, kid, signature, digest } = parsed as Record<string, unknown>;
+  if (typeof kid !== 'string' || !kid || typeof signature !== 'string' || !signature)
+    throw new EbayNotificationRefused('X-EBAY-SIGNATURE names no kid or signature');
+  if ((alg !== undefined && typeof alg !== 'string') || (digest !== undefined && typeof digest !== 'string'))
+    throw new EbayNotificationRefused('X-EBAY-SIGNATURE has an alg or digest that is no text');
+  return { kid, signature, ...(alg !== undefined ? { alg } : {}), ...(digest !== undefined ? { digest } : {}) };
+}
+
 /**
  * The user of a verified notification. `publicKey(kid)` answers the Notification API's key
  * (getPublicKey: {algorithm, digest, key}); the raw body is what eBay signed (never a re-serialised one).
@@ -50,17 +79,13 @@ export async function readEbayDeletion(
   signatureHeader: string | undefined,
   publicKey: (kid: string) => Promise<{ algorithm?: string; digest?: string; key: string }>,
 ): Promise<EbayDeletedUser> {
-  let signature: { alg?: string; kid?: string; signature?: string; digest?: string };
-  try {
-    signature = JSON.parse(Buffer.from(signatureHeader ?? '', 'base64').toString('utf8')) as typeof signature;
-  } catch {
-    throw new EbayNotificationRefused('X-EBAY-SIGNATURE is missing or not base64 JSON');
-  }
-  if (!signature.kid || !signature.signature) throw new EbayNotificationRefused('X-EBAY-SIGNATURE names no kid or signature');
+  const signature = signatureOf(signatureHeader);
   const key = await publicKey(signature.kid);
   if ((key.algorithm ?? signature.alg ?? 'ECDSA').toUpperCase() !== 'ECDSA')
     throw new EbayNotificationRefused(`unsupported signature algorithm ${key.algorithm}`);
   const digest = (key.digest ?? signature.digest ?? 'SHA1').toLowerCase().replace('-', '');
+  // The header's digest (when eBay's key names none) is anyone's text: one Node does not know is refused, not thrown by crypto.verify.
+  if (!crypto.getHashes().includes(digest)) throw new EbayNotificationRefused(`X-EBAY-SIGNATURE names an unknown digest ${digest}`);
   const valid = crypto.verify(digest, Buffer.from(rawBody, 'utf8'), pem(key.key), Buffer.from(signature.signature, 'base64'));
   if (!valid) throw new EbayNotificationRefused('the notification does not match its signature');
   const message = JSON.parse(rawBody) as {
