@@ -47,13 +47,26 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
  */
 const loggedPathMax = 200;
 
+/**
+ * The path the client requested, as a request line holds it: req.originalUrl, since req.path
+ * inside a mounted router is the part below the mount point (authorize.php was logged as "/",
+ * /operator/metrics as "/metrics"); without the query, which may carry codes or tokens
+ * (authorize.php's state, a channel's callback code); cut at loggedPathMax.
+ */
+function loggedPath(req: Request): string {
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  return path.length > loggedPathMax ? `${path.slice(0, loggedPathMax)}…` : path;
+}
+
 function logRequest(req: Request, res: Response, id: string, seconds: number): void {
   // The line's logger with req_id first gives the line a child logger would, without one per request.
   requestLog.info(
     {
       req_id: id,
       method: req.method,
-      path: req.path.length > loggedPathMax ? `${req.path.slice(0, loggedPathMax)}…` : req.path,
+      path: loggedPath(req),
       status: res.statusCode,
       ms: Math.round(seconds * 1e4) / 10,
       account_id: res.locals.accountId,
