@@ -2,6 +2,7 @@
 export interface Warning {
   warning: string;
   description: string;
+  /** The answer's status: server/framework/respond.ts sets it on every answer, whatever is given here. */
   code: number;
   field?: string;
 }

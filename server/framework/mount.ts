@@ -6,8 +6,6 @@ import type { Warning } from '../../lib/errors';
 import { config } from '../../config';
 import type { Endpoint, RequestContext, Claim, StoredAnswer } from '../../lib/http';
 import {
-  errorEnvelope,
-  answerEnvelope,
   acquire,
   quotaOf,
   rateLimitHeaders,
@@ -35,7 +33,7 @@ import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { PathTable } from './path-table';
 import { versions } from './context';
-import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
+import { answerOf, errorAnswerOf, errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
 import { recordJobsAnswered } from '../../lib/queue';
 import { openRequest, OpenRequest } from '../../lib/db';
@@ -177,14 +175,14 @@ function handlerFor(e: Endpoint) {
       const status = result.status ?? 200;
       await send(req, res, claim, {
         status,
-        envelope: answerEnvelope(status, payload, context.warnings),
+        envelope: answerOf(status, payload, context.warnings),
         headers: { ...jobLocation(context, result.status, payload), ...result.headers },
       });
     } catch (err) {
       // A body left unread (a refused caller) is not drained on a kept-alive connection: it is closed.
       if (!bodyRead(req)) res.setHeader('Connection', 'close');
       const error = toDomainError(err, context.log);
-      const envelope = errorEnvelope(error.items(), err instanceof DomainError ? context.warnings : []);
+      const envelope = errorAnswerOf(error, err instanceof DomainError ? context.warnings : []);
       await release();
       const headers = { ...(await uncountedQuota(res, error)), ...errorHeaders(error) };
       await send(req, res, claim, { status: error.status, envelope, headers }, err);

@@ -14,6 +14,7 @@ import {
   Warning,
 } from '../../lib/errors';
 import {
+  answerEnvelope,
   boundEchoes,
   errorEnvelope,
   Payload,
@@ -113,7 +114,37 @@ function versionTag(given: string, body: string | Buffer): string {
 }
 
 export function sendSuccess(req: Request, res: Response, status: number, payload: Payload, warnings: Warning[], headers?: Record<string, string>): void {
-  sendEnvelope(req, res, status, successEnvelope(payload, warnings), headers);
+  sendEnvelope(req, res, status, successEnvelope(payload, warningsAt(status, warnings)), headers);
+}
+
+/**
+ * Warning_type code is the "HTTP code that would result" (document 1, Errors): the status the
+ * answer leaves with, set here for every endpoint, whatever code the domain wrote (200 on a 201
+ * or a 400 before). Every envelope with warnings is built through this (answerOf, errorAnswerOf,
+ * sendSuccess, sendError); a replay sends the stored envelope, already so.
+ */
+function warningsAt(status: number, warnings: Warning[]): Warning[] {
+  return warnings.map((w) => (w.code === status ? w : { ...w, code: status }));
+}
+
+/**
+ * The envelope of a handler's answer (lib/http answerEnvelope), its warnings at the status; a
+ * 207's parts each with their warnings at the part's code (the request's own warnings say 207,
+ * each part_failed its part's code).
+ */
+export function answerOf(status: number, payload: Payload, warnings: Warning[]): Payload {
+  if (status === 207 && Array.isArray(payload.response)) {
+    const parts = (payload.response as Payload[]).map((part) =>
+      Array.isArray(part.warning) && typeof part.code === 'number' ? { ...part, warning: warningsAt(part.code, part.warning as Warning[]) } : part,
+    );
+    payload = { ...payload, response: parts };
+  }
+  return answerEnvelope(status, payload, warningsAt(status, warnings));
+}
+
+/** The envelope of a refused request: its errors, and the warnings gathered before, at the error's status. */
+export function errorAnswerOf(error: DomainError, warnings: Warning[] = []): Payload {
+  return errorEnvelope(error.items(), warningsAt(error.status, warnings));
 }
 
 /**
@@ -122,7 +153,7 @@ export function sendSuccess(req: Request, res: Response, status: number, payload
  * WWW-Authenticate for 401 and 403, Allow for 405, Retry-After for 429 and 503, the quota on 429.
  */
 export function sendError(req: Request, res: Response, error: DomainError, warnings: Warning[] = []): void {
-  sendEnvelope(req, res, error.status, errorEnvelope(error.items(), warnings), errorHeaders(error));
+  sendEnvelope(req, res, error.status, errorAnswerOf(error, warnings), errorHeaders(error));
 }
 
 export function errorHeaders(error: DomainError): Record<string, string> {
