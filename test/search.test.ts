@@ -37,6 +37,17 @@ describe('select, filter and pagination (document 1, common request types)', () 
       expect(res.body.error![0]).to.include({ error: 'unknown_select', field: 'select[colour]' });
     });
 
+    it('when the list and the bracket forms are mixed (select=iso3&select[is_eu]=), then 400 names select, not select[[object Object]]', async () => {
+      for (const mixed of ['select=iso3&select[is_eu]=', 'select[is_eu]=&select=iso3', 'select[]=iso3&select[][is_eu]=']) {
+        const res = await call(`system/country/FR/?${mixed}`, { token: seller.token });
+        expect(res.status, res.text).to.equal(400);
+        expect(
+          res.body.error!.map((e) => [e.error, e.field]),
+          mixed,
+        ).to.deep.equal([['unknown_select', 'select']]);
+      }
+    });
+
     it('when select is given on a one-record read, then it applies there too', async () => {
       const res = await call(`system/country/FR/?${query({ select: { iso3: '' } })}`, { token: seller.token });
       expect(res.body.country).to.deep.equal({ id: 'FR', iso3: 'FRA' });

@@ -10,7 +10,16 @@ import type { SelectTree } from './types';
 export function parseSelect(raw: unknown, type: Joi.ObjectSchema): SelectTree | null {
   if (raw === undefined || raw === '') return null;
   if (Array.isArray(raw)) {
-    // select[]=id&select[]=name, the flat list form some clients use.
+    // select[]=id&select[]=name, the flat list form some clients use. Mixed with the bracket form
+    // (select=id&select[title]=), qs gives a list holding an object, which was named in the 400
+    // as select[[object Object]]: a 400 naming select says so (the API document takes either form, not both).
+    if (raw.some((name) => typeof name === 'object' && name !== null)) {
+      throw invalidField(
+        'select',
+        'select mixes a list of names (select=id, select[]=id) with bracketed names (select[title]=): send one form',
+        'unknown_select',
+      );
+    }
     return parseSelect(Object.fromEntries(raw.map((name) => [String(name), ''])), type);
   }
   if (typeof raw !== 'object' || raw === null) throw invalidField('select', 'select must name fields of the resource, e.g. select[name]=');
