@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Queue } from 'bullmq';
-import { createRedis, RedisClient } from '../redis';
+import { createRedis, RedisClient, whenReady } from '../redis';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 import { jobOptions } from './job-options';
 import { bullPrefix, QueueName, queueNames } from './queues';
@@ -87,6 +87,29 @@ export class QueueRegistry {
       else this.covered.delete(due[i]!.key);
     });
     if (this.covered.size > 100000) for (const [key, until] of this.covered) if (until <= now) this.covered.delete(key);
+  }
+
+  /**
+   * Whether Redis answers a PING on the producer connection within ms (default 2000): the
+   * connection ready (a new one waits for that), the answer come. Never throws.
+   */
+  async answers(ms = 2000): Promise<boolean> {
+    const connection = this.client();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const pinged = whenReady(connection, ms)
+      .then(() => connection.ping())
+      .then(
+        (answer) => answer === 'PONG',
+        () => false,
+      );
+    try {
+      return await Promise.race([pinged, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

@@ -35,7 +35,20 @@ export interface RelayOptions {
   merge?: boolean;
   /** Rows a pass finishes without a job (workers/run.ts: events no handler takes). */
   settle?: RowSettler;
+  /** How long the leader may fail to reach Redis before it gives up leading, in ms (default redisPatienceMs). */
+  redisPatienceMs?: number;
 }
+
+/**
+ * A leader that cannot reach Redis for this long (10 s) gives up leading, so that a relay that
+ * reaches it takes over: the lock is Postgres's, and a leader cut off from Redis alone (a
+ * partition between its host and Redis) kept it, every seller's outbox stopped until it was
+ * restarted. Long enough to ride out a Redis restart or failover (the producer connection comes
+ * back within 2 s; Sentinel or a cluster promote a replica in a few seconds), where moving the
+ * lead would gain nothing; short against what a stopped outbox costs (CIA quantities not pushed
+ * while orders come in: oversold items).
+ */
+export const redisPatienceMs = 10_000;
 
 /**
  * Of the rows a pass takes, those whose job would do nothing, with the result the job would
@@ -53,8 +66,9 @@ export type RowSettler = (trx: Knex.Transaction, rows: readonly OutboxRow[]) => 
  * SKIP LOCKED, so relays overlapping in a take-over are safe; the BullMQ job id is the row's
  * job_id, so a crash between the add and the commit re-adds an id BullMQ already has, which it
  * ignores. The transaction holds one pool connection and asks for no other. While Redis is away
- * the rows stay pending and the relay retries with backoff; a repair sweep re-adds jobs a Redis
- * restart without persistence lost.
+ * the rows stay pending and the relay retries with backoff; a leader that cannot reach Redis for
+ * redisPatienceMs gives up leading, and a relay tries for the lock only while its Redis answers;
+ * a repair sweep re-adds jobs a Redis restart without persistence lost.
  */
 export class OutboxRelay {
   private readonly knex: Knex;
@@ -69,6 +83,11 @@ export class OutboxRelay {
   private readonly settle: RowSettler | undefined;
   private readonly heartbeatMs: number;
   private readonly listenUrl: string;
+  private readonly redisPatienceMs: number;
+  /** Since when the leader's Redis has not answered (a pass failed, and a PING after it too). */
+  private redisAwaySince: number | undefined;
+  /** The check redisPatienceMs after that (giveUpIfRedisAway). */
+  private redisPatience: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   /** When the query now out on the listening session was sent. */
   private sessionQueryAt: number | undefined;
@@ -100,6 +119,7 @@ export class OutboxRelay {
     this.settle = options.settle;
     this.heartbeatMs = options.heartbeatMs ?? config().outboxRelayHeartbeatMs;
     this.listenUrl = options.listenUrl ?? config().databaseUrl;
+    this.redisPatienceMs = options.redisPatienceMs ?? redisPatienceMs;
   }
 
   /** Starts listening; once it leads, it relays what is pending (lead() kicks). */
@@ -121,6 +141,7 @@ export class OutboxRelay {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.redisBack();
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.gathering) {
       clearTimeout(this.gathering.timer);
@@ -180,13 +201,61 @@ export class OutboxRelay {
         /* more waiting */
       }
       this.failures = 0;
+      this.redisBack();
     } catch (err) {
       this.failures += 1;
       const delay = Math.min(100 * 2 ** this.failures, 5000);
       if (this.failures === 1 || this.failures % 20 === 0)
         log.warn({ err: (err as Error).message, retry_ms: delay }, 'outbox relay: cannot reach Redis or Postgres; rows stay pending');
       if (!this.stopped) this.retryTimer = setTimeout(() => this.kick(), delay);
+      await this.checkRedis();
     }
+  }
+
+  /**
+   * After a failed pass: whether it was Redis (a PING unanswered; Postgres away is the listening
+   * session's heartbeat's, and a Redis that answers but refuses writes, full, is full for every
+   * relay). The first time, the leader gives Redis redisPatienceMs to come back before it gives
+   * up leading (giveUpIfRedisAway).
+   */
+  private async checkRedis(): Promise<void> {
+    if (this.stopped || !this.leading || this.redisAwaySince !== undefined) return;
+    const failedAt = Date.now();
+    if (await this.queues.answers()) return;
+    if (this.stopped || !this.leading || this.redisAwaySince !== undefined) return;
+    this.redisAwaySince = failedAt;
+    this.redisPatience = setTimeout(
+      () => {
+        void this.giveUpIfRedisAway();
+      },
+      Math.max(0, failedAt + this.redisPatienceMs - Date.now()),
+    );
+    this.redisPatience.unref();
+  }
+
+  /** A pass succeeded (or the relay stops): Redis is not away. */
+  private redisBack(): void {
+    if (this.redisPatience) clearTimeout(this.redisPatience);
+    this.redisPatience = undefined;
+    this.redisAwaySince = undefined;
+  }
+
+  /**
+   * Redis has not answered for redisPatienceMs: unless a pass got through meanwhile or a PING now
+   * does, the leader ends its listening session, which frees the lock for a standby that reaches
+   * Redis (lead() takes it only after a PING). It then stands by itself, listening anew.
+   */
+  private async giveUpIfRedisAway(): Promise<void> {
+    const since = this.redisAwaySince;
+    if (since === undefined || this.stopped || !this.leading) return;
+    const answers = await this.queues.answers();
+    if (this.redisAwaySince !== since) return;
+    this.redisBack();
+    if (answers || this.stopped || !this.leading) return;
+    log.warn({ away_ms: Date.now() - since }, 'outbox relay: cannot reach Redis; gives up leading for a relay that can');
+    // 'end' runs the session's retry (listen()): leading off, a new session after a second.
+    this.leading = false;
+    await this.listener?.end().catch(() => undefined);
   }
 
   /** Moves one batch in one transaction (rolled back when the add fails); returns how many rows it moved. */
@@ -352,18 +421,24 @@ export class OutboxRelay {
     }
   }
 
-  /** Takes the relay lock on the listening connection and listens, or tries again later. */
+  /**
+   * Takes the relay lock on the listening connection and listens, or tries again later. Only a
+   * relay whose Redis answers a PING tries: one that cannot add jobs would hold the outbox up
+   * (redisPatienceMs).
+   */
   private async lead(client: Client): Promise<void> {
+    if (this.stopped || this.listener !== client) return;
+    const again = () => {
+      setTimeout(() => {
+        this.lead(client).catch(() => undefined);
+      }, this.standbyRetryMs).unref();
+    };
+    if (!(await this.queues.answers())) return again();
     if (this.stopped || this.listener !== client) return;
     const rows = await this.sessionQuery<{ leader: boolean }>(client, 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS leader', [
       `outbox-relay:${config().queuePrefix}`,
     ]);
-    if (!rows[0]?.leader) {
-      setTimeout(() => {
-        this.lead(client).catch(() => undefined);
-      }, this.standbyRetryMs).unref();
-      return;
-    }
+    if (!rows[0]?.leader) return again();
     await this.sessionQuery(client, `LISTEN ${outboxChannel}`);
     this.leading = true;
     this.kick();

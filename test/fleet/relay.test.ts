@@ -155,6 +155,39 @@ describe('fleet: outbox relay', () => {
     }
   });
 
+  it('when the leader can no longer reach Redis (a partition: no reset, no close) while a standby can, then the leader gives up leading and the standby relays the rows committed meanwhile', async function () {
+    this.timeout(90000);
+    const redisUrl = new URL(config().redisUrl);
+    const proxy = await startCuttableProxy(Number(redisUrl.port || 6379), redisUrl.hostname);
+    // The leader's producer connection goes through the proxy: its host's path to Redis.
+    const original = config();
+    setConfig({ ...original, redisUrl: `redis://127.0.0.1:${proxy.port}` });
+    const viaProxy = new QueueRegistry();
+    viaProxy.client();
+    setConfig(original);
+    relay = new OutboxRelay({ queues: viaProxy, pollMs: 500, repairEveryMs: 0, standbyRetryMs: 100 });
+    const second = new OutboxRelay({ queues: queues(), pollMs: 500, repairEveryMs: 0, standbyRetryMs: 100 });
+    try {
+      await relay.start();
+      await second.start();
+      expect([relay.leading, second.leading]).to.deep.equal([true, false]);
+      const [first] = await commitJobs(seller.id, 1);
+      await waitFor('relayed by the leader', async () => (await relayedAt([first!]))[0] ?? undefined, 5000);
+      proxy.cut();
+      const [next] = await commitJobs(seller.id, 1);
+      // Without giving up, the leader kept the lock and retried its adds for as long as it ran.
+      await waitFor('the row committed after the cut in Redis', () => queues().get('cia').getJob(next!), 45000, 200);
+      await waitFor('its row marked relayed', async () => (await relayedAt([next!]))[0] ?? undefined, 5000);
+      expect({ leader: relay.leading, standby: second.leading }).to.deep.equal({ leader: false, standby: true });
+      expect(second.relayed).to.be.at.least(1);
+    } finally {
+      await second.stop();
+      await relay.stop();
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+
   it('when two relays take batches at the same time (a take-over), then each row becomes exactly one job', async () => {
     relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
     const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
