@@ -12,11 +12,26 @@ import { log } from '../log';
  */
 export const changedChannel = 'kontor_changed';
 
+/**
+ * How often the listening session proves it is alive (2 s, as the outbox relay's by default,
+ * lib/queue relay.ts). A partition closes no socket (nor does a NAT or firewall that forgets an
+ * idle flow), so without it a cut-off listener counted as listening until TCP keepalive noticed,
+ * hours, and caches (a seller's default portal account, the reference tables, verified tokens)
+ * were served as they were while their notices went nowhere. A heartbeat unanswered for two
+ * periods ends the session (one period flapped on a loaded machine): caches read through at once
+ * and are emptied, and the next use listens anew. Unlike the relay's, the session asks for no
+ * idle_session_timeout: it holds no lock a standby waits for, and a start-up option more is one a
+ * pooler in front of the web's DATABASE_URL may refuse (PgBouncer without
+ * ignore_startup_parameters), which would leave the caches reading through for good.
+ */
+export const noticeHeartbeatMs = 2000;
+
 /** Called with the key of a changed row, or null when anything may have changed (a reconnect). */
 type Handler = (key: string | null) => void;
 
 const handlers = new Map<string, Set<Handler>>();
 let listener: Client | undefined;
+let heartbeat: NodeJS.Timeout | undefined;
 /** Resolves once the current listener listens (or failed). */
 let started: Promise<void> = Promise.resolve();
 let ready = false;
@@ -51,6 +66,7 @@ export async function stopChangeNotices(): Promise<void> {
   ready = false;
   const client = listener;
   listener = undefined;
+  clearInterval(heartbeat);
   await client?.end().catch(() => undefined);
 }
 
@@ -71,9 +87,14 @@ function start(): void {
   const retry = () => {
     if (listener !== client) return;
     listener = undefined;
+    clearInterval(heartbeat);
+    const wasReady = ready;
     ready = false;
     retryAt = Date.now() + 1000;
+    // Ends a hung heartbeat too (pg destroys the socket of a client with a query out).
     client.end().catch(() => undefined);
+    // Notices may be lost from now on: nothing kept before is served again (resetAll once more when it listens).
+    if (wasReady) resetAll();
   };
   client.on('error', retry);
   client.on('end', retry);
@@ -90,6 +111,9 @@ function start(): void {
       ready = true;
       // The process must be free to exit while it listens.
       (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      clearInterval(heartbeat);
+      heartbeat = setInterval(() => beat(client, retry), noticeHeartbeatMs);
+      heartbeat.unref();
     })
     .catch((err: Error) => {
       // Stopped on purpose while starting (a CLI command ends at once): nothing went wrong.
@@ -97,4 +121,25 @@ function start(): void {
       log.warn({ err: err.message }, 'change notices: cannot listen; caches read through');
       retry();
     });
+}
+
+/** When the heartbeat now out on a listener was sent (one at a time: pg queues a second behind it). */
+const beatSentAt = new WeakMap<Client, number>();
+
+/** One heartbeat of the listener: lost when one is unanswered after two periods, or fails. */
+function beat(client: Client, lost: () => void): void {
+  if (listener !== client) return;
+  const sent = beatSentAt.get(client);
+  if (sent !== undefined) {
+    if (Date.now() - sent > 2 * noticeHeartbeatMs) {
+      log.warn({ silent_ms: Date.now() - sent }, 'change notices: the listening session stopped answering; caches read through until it listens again');
+      lost();
+    }
+    return;
+  }
+  beatSentAt.set(client, Date.now());
+  client.query('SELECT 1').then(
+    () => beatSentAt.delete(client),
+    () => lost(),
+  );
 }
