@@ -9,7 +9,10 @@ import type { Knex } from 'knex';
  * (a connect, credentials sealed again or cleared, a row deleted), whoever writes (kontor
  * payment-provider connect, kontor credentials reseal), and lib/account reads its own column
  * without reading lib/bank's table. It writes the account row only when the value changes (a
- * sync's writes of synced_until and last_error do not fire it). Existing accounts are set here.
+ * sync's writes of synced_until and last_error cost the EXISTS alone). The trigger names no column
+ * (no UPDATE OF credentials): a column it names cannot be dropped, and the down of the migration
+ * that sealed credentials drops and adds that column (test/order-import/connect). Existing accounts
+ * are set here.
  */
 const bankingActive = `EXISTS (SELECT 1 FROM payment_provider_account p WHERE p.account_id = a.id AND p.credentials IS NOT NULL)`;
 
@@ -27,7 +30,7 @@ export async function up(knex: Knex): Promise<void> {
     END $$`);
   await knex.raw(`
     CREATE TRIGGER account_banking_active
-      AFTER INSERT OR DELETE OR UPDATE OF credentials, account_id ON payment_provider_account
+      AFTER INSERT OR DELETE OR UPDATE ON payment_provider_account
       FOR EACH ROW EXECUTE FUNCTION account_banking_active_refresh()`);
   await knex.raw(`UPDATE account a SET is_banking_active = ${bankingActive} WHERE a.is_banking_active IS DISTINCT FROM ${bankingActive}`);
 }
