@@ -112,19 +112,23 @@ interface Declaration {
 }
 
 export interface Endpoint extends Declaration {
-  /** Authenticated endpoints need a bearer token, and the scope when one is declared. */
-  auth: { scope: Scope | null } | null;
+  /** Authenticated endpoints need a bearer token holding every scope declared (none: any valid token). */
+  auth: { scopes: readonly Scope[] } | null;
   run(context: Context<unknown, unknown, unknown> & { caller: Caller | null }): Promise<Result>;
 }
 
-/** Declares an endpoint that needs a bearer token (and scope, when given). */
+/**
+ * Declares an endpoint that needs a bearer token, and the scope when given; several when the
+ * command does what each of them guards (take_over writes stock items: admin_w, stock_r, stock_w),
+ * every one required, a token lacking any refused with 403 naming those it lacks.
+ */
 export function endpoint<P = Record<string, never>, B = Record<string, never>, Q = Record<string, never>>(
-  declaration: Declaration & { scope?: Scope; handle(context: CallerContext<P, B, Q>): Promise<Result> },
+  declaration: Declaration & { scope?: Scope | readonly Scope[]; handle(context: CallerContext<P, B, Q>): Promise<Result> },
 ): Endpoint {
   const { scope, handle, ...rest } = declaration;
   return {
     ...rest,
-    auth: { scope: scope ?? null },
+    auth: { scopes: scope === undefined ? [] : typeof scope === 'string' ? [scope] : [...scope] },
     run: (context) => handle({ ...(context as Context<P, B, Q>), caller: context.caller as Caller }),
   };
 }

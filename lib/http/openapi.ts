@@ -517,7 +517,7 @@ function operation(e: Endpoint, schemas: Named): Operation {
     operationId: operationId(e.method, e.path),
     summary: e.summary,
     tags: [e.path.split('/')[0]!.replace('.php', '')],
-    security: e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : [],
+    security: e.auth ? [{ oauth2: [...e.auth.scopes] }] : [],
     parameters: parameters(e, schemas),
     ...(body ? { requestBody: body } : {}),
     responses: { ...successResponses(e, schemas), ...errorResponses(e) },

@@ -234,12 +234,13 @@ async function uncountedQuota(res: Response, error: DomainError): Promise<Record
   return quota ? rateLimitHeaders(quota) : {};
 }
 
-/** The grant of the request's bearer token, with the endpoint's scope; 401 or 403 otherwise. */
+/** The grant of the request's bearer token, with every scope the endpoint declares; 401, or 403 naming the scopes it lacks. */
 async function authenticate(e: Endpoint, req: Request, res: Response): Promise<NonNullable<Awaited<ReturnType<typeof grantOfAccessToken>>>> {
   const grant = await grantOfAccessToken(bearerToken(req));
   if (!grant) throw invalidToken();
   res.locals.accountId = grant.accountId;
-  if (e.auth!.scope && !grant.scope.includes(e.auth!.scope)) throw forbidden(e.auth!.scope);
+  const missing = e.auth!.scopes.filter((s) => !grant.scope.includes(s));
+  if (missing.length) throw forbidden(missing.join(' '));
   return grant;
 }
 

@@ -26,7 +26,7 @@ export function optionsOverview(path: string, endpoints: Endpoint[]) {
       methods: endpoints.map((e) => ({
         method: e.method,
         description: e.summary,
-        scope: e.auth ? (e.auth.scope ?? 'any valid token') : 'none',
+        scope: e.auth ? e.auth.scopes.join(' ') || 'any valid token' : 'none',
         ...(e.body ? { request: outline(e.body) } : {}),
         ...(e.file ? { request: { file: e.file } } : {}),
         ...(e.search ? { query: { select: outline(e.search.type), filter: Object.keys(e.search.filters), pagination: ['page', 'limit', 'min_id'] } } : {}),

@@ -38,7 +38,8 @@ export const portalAccountConnectEndpoints = [
     method: 'POST',
     path: 'admin/portal_account/{portal_account_id}/take_over/',
     summary: `Take over the seller's existing eBay listings (1 to ${maxTakeOverListings} in all): listing_id[] names listings made in Seller Hub or the Trading API, which are migrated to the Inventory API; sku[] names listings made through the Inventory API by another tool, which need no migration. Each is linked by its SKU to the stock item with that SKU, whose cia.auction_a is switched on; a multiple-variation listing is linked variation by variation. take_over[] answers per SKU with its listing_id: taken_over (sku, stock_id), refused (eBay's reason), no_stock_item, ambiguous_sku or sku_differs; the SKUs of a multiple-variation listing each with eBay's group_key (its inventory item group), and main_stock_id when the listing is recorded as that variation main's (its SKUs all linked to the main's variants), else a taken_over SKU's message says why not.`,
-    scope: 'admin_w',
+    // It switches cia.auction_a on for stock items (CIA adjusts them) and answers their stock ids: the stock scopes, as POST stock/{id}/ and GET stock/ ask.
+    scope: ['admin_w', 'stock_r', 'stock_w'],
     params: Joi.object({ portal_account_id: portalAccountRef() }),
     body: Joi.object({
       listing_id: list(

@@ -105,7 +105,7 @@ describe('OpenAPI document and docs page', () => {
     for (const e of endpoints) {
       const op = doc.paths[`/${e.path}`]?.[e.method.toLowerCase()];
       expect(op, `${e.method} ${e.path}`).to.not.equal(undefined);
-      expect(op!.security, `${e.method} ${e.path}`).to.deep.equal(e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : []);
+      expect(op!.security, `${e.method} ${e.path}`).to.deep.equal(e.auth ? [{ oauth2: [...e.auth.scopes] }] : []);
       if (e.auth) expect(Object.keys(op!.responses), `${e.method} ${e.path}`).to.include.members(['400', '401', '403', '429', '503']);
       if (e.async && !e.bulk && !e.response.includes('response')) expect(op!.responses).to.have.property('202');
       if (e.bulk || e.response.includes('response')) expect(op!.responses).to.have.property('207');

@@ -13,7 +13,7 @@ import { ebayScopes } from '../../lib/portals/ebay/ebay-token';
 import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import { redis } from '../../lib/redis';
-import { apiBase, call, newSeller, Seller } from '../support/api';
+import { apiBase, call, newSeller, Seller, tokenFor } from '../support/api';
 import { kontor } from '../support/cli';
 import { sandboxForSuite } from './sandbox-server';
 import { answeredAddress } from '../support/order-address';
@@ -348,6 +348,50 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     );
     const unconnected = await portalAccount(seller, 'shop_g');
     expect((await call(`admin/portal_account/${unconnected}/take_over/`, { token: seller.token, body: { listing_id: [mine] } })).status).to.equal(400);
+  });
+
+  it('when a token with admin_w but not stock_w (or not stock_r) takes over a listing, then 403 insufficient_scope naming what is missing, and the stock item is unchanged', async () => {
+    const seller = await newSeller();
+    const pa = await portalAccount(seller);
+    const login = ebayLogin();
+    expect((await page(await consentAtChannel(await consentLink(seller, pa, 'ebay'), { login }))).status).to.equal(200);
+    const sku = `LAMP-${seller.id}`;
+    const stockId = Number((await call('stock/', { token: seller.token, body: { stock: { name: 'Lamp', sku, quantity: 7 } } })).body.stock_id);
+    const listing = (await (
+      await fetch(`${url}/_sandbox/ebay/legacy_listings`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal_account: login, sku, quantity: 3 }),
+      })
+    ).json()) as { listing_id: string };
+    const item = async () => (await call(`stock/${stockId}/`, { token: seller.token })).body.stock as { cia?: { auction_a?: { is_active: boolean } } };
+    const before = await item();
+    expect(before.cia?.auction_a?.is_active ?? false).to.equal(false);
+
+    for (const [scope, missing] of [
+      ['admin_w', 'stock_r stock_w'],
+      ['admin_w stock_r', 'stock_w'],
+      ['admin_w stock_w', 'stock_r'],
+    ] as const) {
+      const token = await tokenFor(seller.login, seller.password, scope);
+      const res = await call(`admin/portal_account/${pa}/take_over/`, { token, body: { listing_id: [listing.listing_id] } });
+      expect([res.status, res.body.error?.[0]?.error, res.headers.get('www-authenticate')], `${scope}: ${res.text}`).to.deep.equal([
+        403,
+        'insufficient_scope',
+        `Bearer error="insufficient_scope", scope="${missing}"`,
+      ]);
+      expect(await item(), scope).to.deep.equal(before);
+    }
+    // OPTIONS and openapi.json state every scope the endpoint needs.
+    const options = await call(`admin/portal_account/${pa}/take_over/`, { method: 'OPTIONS' });
+    expect((options.body.options as { methods: { scope: string }[] }).methods[0]!.scope).to.equal('admin_w stock_r stock_w');
+    const doc = (await (await fetch(`${base}/v1.1/openapi.json`)).json()) as { paths: Record<string, Record<string, { security: unknown }>> };
+    expect(doc.paths['/admin/portal_account/{portal_account_id}/take_over/']!.post!.security).to.deep.equal([{ oauth2: ['admin_w', 'stock_r', 'stock_w'] }]);
+
+    const token = await tokenFor(seller.login, seller.password, 'admin_w stock_r stock_w');
+    const res = await call(`admin/portal_account/${pa}/take_over/`, { token, body: { listing_id: [listing.listing_id] } });
+    expect(res.status, res.text).to.equal(200);
+    expect((await item()).cia?.auction_a?.is_active).to.equal(true);
   });
 
   it('when support runs kontor portal-account consent and take-over, then the link connects the account and the listing is taken over; unconfigured, the command names what to set', async () => {
