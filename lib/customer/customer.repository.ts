@@ -10,7 +10,7 @@ import type { Statement } from '../db';
 import type { PendingWrites } from '../queue';
 import { db, prepared, jsonParameter } from '../db';
 import { runSearch, SearchRequest, SearchSpec } from '../http';
-import { CustomerRow, customerToApi, customerType } from './customer.type';
+import { CustomerRow, customerGroupIds, customerToApi, customerType } from './customer.type';
 import { counterRepository } from '../account';
 
 /** Contact fields a customer takes from an order. */
@@ -92,7 +92,7 @@ export const customerSearch: SearchSpec<CustomerRow> = {
     email: { column: 'email', type: 'string' },
     date: { column: 'updated_at', type: 'datetime' },
     // Document 2's colours only (0 none to 6 blue, 9 black): another answered no customers, as if none were in it.
-    group_id: { column: 'group_id', type: 'integer', values: ['0', '1', '2', '3', '4', '5', '6', '9'] },
+    group_id: { column: 'group_id', type: 'integer', values: customerGroupIds },
   },
   key: {
     column: 'internal_id',

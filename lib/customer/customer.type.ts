@@ -1,5 +1,8 @@
 import { Joi, integer, list, readOnly } from '../http';
 
+/** Customer_type group_id values (document 2): 0 none, 1 green, 2 yellow, 3 orange, 4 red, 5 purple, 6 blue, 9 black. */
+export const customerGroupIds = ['0', '1', '2', '3', '4', '5', '6', '9'] as const;
+
 /** Customer_type (document 2): read only. */
 export const customerType = Joi.object({
   id: readOnly(Joi.any()),

@@ -7,5 +7,5 @@ export { customerAnonymiseRepository } from './customer-anonymise.repository';
 export { CustomerBook } from './customer-book';
 export { customerRepository, customerSearch } from './customer.repository';
 export { linkCustomer } from './customer.service';
-export { customerIdToApi } from './customer.type';
+export { customerGroupIds, customerIdToApi } from './customer.type';
 export type { OrderCustomerFields } from './customer.type';

@@ -10,11 +10,10 @@ import { inTransaction, transaction } from '../db';
 import type { Warning } from '../errors';
 import { domainError, invalidField, notFound } from '../errors';
 import { checkIfMatch } from '../http';
-import { portalIds, portalOf } from '../portals';
 import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
-import { currencyRepository, paymentMethodRepository } from '../reference';
 import { checkAddressCountries } from './order-country';
+import { checkCurrency, checkPaymentMethod, checkPlatform } from './order-references';
 import { checkAmount, fromCents, toCents } from './order-money';
 import { orderPaymentRecords, ReleasedPayment } from './order-payment-records';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
@@ -73,26 +72,11 @@ async function checkReferences(
   // ('auction-a', 'Ebay') made an order no portal was ever told shipped, silently. Checked at
   // creation only: an update cannot change it (checkUnchangeable), so an order stored before
   // keeps its value. An order of no portal (entered by phone) is sent without one.
-  if (!current && input.platform !== undefined && portalOf(input.platform) === null) {
-    throw invalidField(
-      `${prefix}.platform`,
-      `${prefix}.platform ${input.platform} is not a portal id (one of ${portalIds.join(', ')}; an order of no portal is sent without one)`,
-    );
-  }
-  if (input.currency_id !== undefined && !(await currencyRepository.get(input.currency_id))) {
-    throw invalidField(`${prefix}.currency_id`, `${prefix}.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');
-  }
+  // The lists' rules are order-references.ts, shared with event conditions on these fields.
+  if (!current && input.platform !== undefined) checkPlatform(input.platform, `${prefix}.platform`);
+  if (input.currency_id !== undefined) await checkCurrency(input.currency_id, `${prefix}.currency_id`);
   let prepaid = false;
-  if (input.payment_method_id !== undefined) {
-    const method = await paymentMethodRepository.get(input.payment_method_id);
-    if (!method)
-      throw invalidField(
-        `${prefix}.payment_method_id`,
-        `${prefix}.payment_method_id ${input.payment_method_id} is not a payment method (see GET system/payment_method/)`,
-        'unknown_payment_method',
-      );
-    prepaid = method.is_prepaid;
-  }
+  if (input.payment_method_id !== undefined) ({ prepaid } = await checkPaymentMethod(input.payment_method_id, `${prefix}.payment_method_id`));
   checkAmount(input.paid_amount, `${prefix}.paid_amount`);
   checkAmount(input.shipping?.fee, `${prefix}.shipping.fee`);
   // Its sign is read against the invoice after the write (order-paid.ts paidAmountSent, in the plan).
