@@ -4,6 +4,7 @@ import { Caller, OrderScope, grantOf } from '../access';
 import { inTransaction, transaction } from '../db';
 import { DomainError, forbidden, invalidField, notFound, unauthenticated } from '../errors';
 import { decimalValue } from './event-condition';
+import { checkListedValues } from './event-condition-values';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { handlerScopes, narrowedHandlers } from './event-handler-scopes';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
@@ -230,7 +231,9 @@ export async function createEventHandler(scope: HandlerMaker, input: EventHandle
   if (scope.oauthClientId !== null && !scope.clientAccessId) throw accessRevoked();
   const required = checkRequired(action, input.action.required);
   if (action.action === 'mail') await checkMailRecipient(scope.accountId, section, required.to!, at('action.required.to'));
-  const condition = await stockConditionIds(scope.accountId, section, checkConditions(section, input.condition));
+  const checked = checkConditions(section, input.condition);
+  await checkListedValues(scope, section, checked, at);
+  const condition = await stockConditionIds(scope.accountId, section, checked);
   // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
   const id = await transaction(async (trx) => {
     // A client's rights as they stand now (its access share-locked until the insert commits): the

@@ -57,6 +57,58 @@ describe('event handlers (admin/event/handler/)', () => {
     expect((one.body.event_handler as { action: unknown }).action).to.deep.equal(exampleBody.event_handler.action);
   });
 
+  it('when an = or != condition names a value no record can hold (a platform, currency, payment method or portal account an order refuses, a customer group document 2 lacks), then 400 names the value and nothing is stored', async () => {
+    const seller = await newSeller();
+    const other = await newSeller();
+    const handler = (section: string, field: string, value: string, operator = '=') => ({
+      event_handler: { ...exampleBody.event_handler, type: { id: 'created' }, section, condition: [{ field, operator, value }] },
+    });
+    const refused: [string, string, string, string, string][] = [
+      ['order', 'platform', 'ebay', '=', 'invalid_field'],
+      ['order', 'platform', 'Auction_A', '!=', 'invalid_field'],
+      ['order', 'currency_id', 'XYZ', '=', 'unknown_currency'],
+      ['order', 'payment_method_id', 'Cheque', '!=', 'unknown_payment_method'],
+      ['order', 'portal_account_id', String(other.portalAccountId), '=', 'unknown_portal_account'],
+      ['order', 'portal_account_id', 'first', '=', 'invalid_field'],
+      ['customer', 'group_id', '7', '=', 'invalid_field'],
+    ];
+    for (const [section, field, value, operator, error] of refused) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: handler(section, field, value, operator) });
+      expect(res.status, `${field} ${operator} ${value}: ${res.text}`).to.equal(400);
+      expect(
+        res.body.error!.map((e) => [e.error, e.field]),
+        res.text,
+      ).to.deep.equal([[error, 'event_handler.condition[0].value']]);
+    }
+    const [{ count }] = (await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
+    expect(Number(count)).to.equal(0);
+    // The same values in an order are a 400 naming its field.
+    for (const [field, value] of [
+      ['platform', 'ebay'],
+      ['currency_id', 'XYZ'],
+      ['payment_method_id', 'Cheque'],
+    ]) {
+      const order = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, [field!]: value } } });
+      expect([order.status, order.body.error?.[0]?.field], order.text).to.deep.equal([400, `order.${field!}`]);
+    }
+
+    // Values an order or customer can hold, and '' (no value), are taken.
+    const taken: [string, string, string][] = [
+      ['order', 'platform', 'auction_a'],
+      ['order', 'platform', ''],
+      ['order', 'currency_id', 'EUR'],
+      ['order', 'currency_id', 'eur'],
+      ['order', 'payment_method_id', 'COD'],
+      ['order', 'portal_account_id', String(seller.portalAccountId)],
+      ['customer', 'group_id', '9'],
+      ['customer', 'email', 'anyone@example.com'],
+    ];
+    for (const [section, field, value] of taken) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: handler(section, field, value, '!=') });
+      expect(res.status, `${field} != ${value}: ${res.text}`).to.equal(201);
+    }
+  });
+
   it('when a handler with one condition is posted, then the condition is stored as given', async () => {
     const seller = await newSeller();
     const res = await call('admin/event/handler/', {
