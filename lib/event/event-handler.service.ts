@@ -23,26 +23,56 @@ const at = (path: string) => `event_handler.${path}`;
  * receiver, like the signing secret, so it is answered only where the secret is. Any other url
  * is answered as stored.
  */
-function withoutPassword(required: Record<string, string>): Record<string, string> {
-  if (!required.url) return required;
+function withoutPassword(url: URL): void {
+  if (url.password) url.password = '***';
+}
+
+/**
+ * Each value of a notification url's query replaced by *** (the names stay): many receivers take
+ * their credential there (`?token=...`), and a client that did not make the handler has no
+ * business reading it; the seller and the handler's maker wrote it. Done on the text, so the rest
+ * of the url stays as stored.
+ */
+function withoutQueryValues(url: URL): void {
+  if (!url.search) return;
+  url.search = url.search
+    .slice(1)
+    .split('&')
+    .map((part) => (part.includes('=') ? `${part.slice(0, part.indexOf('='))}=***` : part))
+    .join('&');
+}
+
+/** Who reads a handler: the seller's own token (oauthClientId null) or a client, by the client access its token belongs to. */
+export type HandlerReader = Pick<Caller, 'oauthClientId' | 'clientAccessId'>;
+
+/** action.required as `reader` may read it (withSecret: the url's password too). */
+function requiredAsRead(row: EventHandlerRow, reader: HandlerReader, withSecret: boolean): Record<string, string> {
+  if (row.action !== 'notification' || !row.required.url) return row.required;
+  const maker = reader.oauthClientId === null || (row.client_access_id !== null && row.client_access_id === reader.clientAccessId);
+  if (withSecret && maker) return row.required;
   try {
-    const url = new URL(required.url);
-    if (!url.password) return required;
-    url.password = '***';
-    return { ...required, url: url.href };
+    const url = new URL(row.required.url);
+    const before = url.href;
+    if (!withSecret) withoutPassword(url);
+    if (!maker) withoutQueryValues(url);
+    return url.href === before ? row.required : { ...row.required, url: url.href };
   } catch {
-    return required;
+    return row.required;
   }
 }
 
-/** Admin_event_handler_type as answered; the signing secret and a url's password only where asked for (one handler, the seller's own tokens). */
-export function eventHandlerToApi(row: EventHandlerRow, withSecret = false) {
+/**
+ * Admin_event_handler_type as `reader` reads it: the signing secret and a url's password only
+ * where asked for (one handler, the seller's own tokens); a url's query values only to the seller
+ * and the client access that made the handler.
+ */
+export function eventHandlerToApi(row: EventHandlerRow, reader: HandlerReader, withSecret = false) {
   return {
     id: row.id,
     modified: row.modified.toISOString(),
     type: { id: row.type },
     section: row.section,
-    action: { id: row.action, required: withSecret || row.action !== 'notification' ? row.required : withoutPassword(row.required) },
+    action: { id: row.action, required: requiredAsRead(row, reader, withSecret) },
     condition: row.condition,
     is_active: row.is_active,
     // Ours: why a notification handler stopped delivering (POST .../resume/ starts it again).
@@ -94,7 +124,16 @@ function checkFormat(field: string, value: string, format: RequiredFormat): void
       `${field} has the password *** as this client reads it back; send the receiver's password (or read the handler with the seller's own token)`,
     );
   }
+  // Likewise the query values a client that did not make the handler reads masked (withoutQueryValues).
+  if (format.format === 'url' && maskedQueryValue(new URL(value))) {
+    throw invalidField(
+      field,
+      `${field} has a query value *** as a client that did not make the handler reads it back; send the receiver's values (or read the handler with the seller's own token)`,
+    );
+  }
 }
+
+const maskedQueryValue = (url: URL) => [...url.searchParams.values()].includes('***');
 
 const maskedPassword = (url: URL) => {
   try {

@@ -30,7 +30,7 @@ export const adminEventHandlerEndpoints = [
     summary: 'All event handlers of the account.',
     scope: 'admin_r',
     response: ['event_handler'],
-    handle: async ({ caller }) => ok({ event_handler: (await eventHandlerRepository.list(caller)).map((h) => eventHandlerToApi(h)) }),
+    handle: async ({ caller }) => ok({ event_handler: (await eventHandlerRepository.list(caller)).map((h) => eventHandlerToApi(h, caller)) }),
   }),
 
   endpoint<Record<string, never>, { event_handler: EventHandlerInput }>({
@@ -50,7 +50,7 @@ export const adminEventHandlerEndpoints = [
     response: ['event_handler_id', 'signing_secret'],
     async handle({ caller, body }) {
       const row = await createEventHandler(caller, body.event_handler);
-      const { signing_secret: secret } = eventHandlerToApi(row, true);
+      const { signing_secret: secret } = eventHandlerToApi(row, caller, true);
       return created({ event_handler_id: row.id, ...(secret ? { signing_secret: secret } : {}) });
     },
   }),
@@ -64,7 +64,7 @@ export const adminEventHandlerEndpoints = [
     response: ['event_handler'],
     // Issue 31, finding 7: the secret that makes deliveries believable is not for every client with admin_r.
     handle: async ({ caller, params }) =>
-      ok({ event_handler: eventHandlerToApi(await getEventHandler(caller, params.event_handler_id), caller.oauthClientId === null) }),
+      ok({ event_handler: eventHandlerToApi(await getEventHandler(caller, params.event_handler_id), caller, caller.oauthClientId === null) }),
   }),
 
   endpoint<{ event_handler_id: number }>({
@@ -119,7 +119,7 @@ export const adminEventHandlerEndpoints = [
     response: ['event_handler', 'delivery_count'],
     async handle({ caller, params }) {
       const { handler, resumed } = await resumeEventHandler(caller, params.event_handler_id);
-      return ok({ event_handler: eventHandlerToApi(handler), delivery_count: resumed });
+      return ok({ event_handler: eventHandlerToApi(handler, caller), delivery_count: resumed });
     },
   }),
 ];
