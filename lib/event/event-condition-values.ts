@@ -8,7 +8,7 @@
 import type { OrderScope } from '../access';
 import { customerGroupIds } from '../customer';
 import { invalidField } from '../errors';
-import { checkCurrency, checkPaymentMethod, checkPlatform } from '../order';
+import { checkCurrency, checkPaymentMethod, checkPlatform, listedIdInAnyCase } from '../order';
 import { checkMentionedPortalAccounts } from '../portal-account';
 import type { HandlerCondition } from './event-handler.type';
 
@@ -16,10 +16,10 @@ type ValueRule = (value: string, field: string, maker: OrderScope) => void | Pro
 
 /** By section and field (system/event/condition/): the rule of the record's field. */
 const listedValues: Record<string, ValueRule> = {
-  'order.platform': (value, field) => checkPlatform(value, field),
-  // Currency ids are upper case, as the order's schema writes what it is sent (a condition compares case-insensitively).
+  // A condition compares case-insensitively (event-condition.ts): a value is checked as the id it names in any case.
+  'order.platform': async (value, field) => checkPlatform(await listedIdInAnyCase('platform', value), field),
   'order.currency_id': (value, field) => checkCurrency(value.toUpperCase(), field),
-  'order.payment_method_id': (value, field) => checkPaymentMethod(value, field),
+  'order.payment_method_id': async (value, field) => checkPaymentMethod(await listedIdInAnyCase('payment_method_id', value), field),
   // A portal account the maker reaches, as an order's: another seller's or none a 400, for a bound client any other a 403.
   'order.portal_account_id': (value, field, maker) => {
     if (!/^\d{1,9}$/.test(value)) throw invalidField(field, `${field} ${value} is not a portal account id (GET admin/portal_account/)`);

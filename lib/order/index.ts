@@ -15,7 +15,7 @@ export { bookedByHand, bookedByHandOnAnother, earliestHandBookingHolding, otherH
 export type { OtherHandBookingsHolding } from './order-paid-by-hand';
 export { payOrdersIn, takeBackPaymentsIn } from './order-payment.service';
 export { provideOrderPaymentRecordsQuery } from './order-payment-records';
-export { checkCurrency, checkPaymentMethod, checkPlatform } from './order-references';
+export { checkCurrency, checkPaymentMethod, checkPlatform, listedIdInAnyCase } from './order-references';
 export type { OrderPaymentRecords, ReleasedPayment } from './order-payment-records';
 export type { PaymentMisfit, PaymentTakenBack } from './order-payment.service';
 export { provideOrderGrant } from './order-grant.repository';

@@ -8,7 +8,7 @@
  */
 import { invalidField } from '../errors';
 import { portalIds, portalOf } from '../portals';
-import { currencyRepository, paymentMethodRepository } from '../reference';
+import { currencyRepository, listPaymentMethods, paymentMethodRepository } from '../reference';
 
 /** Document 2: platform is the portal id the order was created at (FK), one of document 1's naming table. */
 export function checkPlatform(platform: string, field: string): void {
@@ -29,4 +29,15 @@ export async function checkPaymentMethod(paymentMethodId: string, field: string)
   const method = await paymentMethodRepository.get(paymentMethodId);
   if (!method) throw invalidField(field, `${field} ${paymentMethodId} is not a payment method (see GET system/payment_method/)`, 'unknown_payment_method');
   return { prepaid: method.is_prepaid };
+}
+
+/**
+ * The platform or payment method id a value names in any case (itself when it names none): an
+ * event condition compares case-insensitively (lib/event event-condition.ts), so `Auction_A` or
+ * `cod` holds on an order's auction_a or COD and is checked as that id, not refused.
+ */
+export async function listedIdInAnyCase(field: 'platform' | 'payment_method_id', value: string): Promise<string> {
+  const ids = field === 'platform' ? portalIds : (await listPaymentMethods()).map((m) => m.id);
+  const folded = value.toLowerCase();
+  return ids.find((id) => id.toLowerCase() === folded) ?? value;
 }
