@@ -77,15 +77,84 @@ async function bookingsUnderOccurrences(trx: Knex.Transaction, accountId: number
   return found;
 }
 
+/** A queue of bookings (their places in NonrefBookings' list), read from `next` on. */
+interface Queue {
+  at: number[];
+  next: number;
+}
+
 /**
- * Whether what is known under a key of before is this statement entry (a credit, or a reversal):
- * the same payer and the same text as the formats spell them (entry-key.ts foldedText), or, where
- * both give payer's references (a reversal's transfer tied by one), one of them shared.
+ * The bookings known under keys of before, indexed so that an entry finds the first one that is
+ * it without being compared with every other: a queue, in the order given, per key of before and
+ * folded payer and text, and per key of before and payer's reference. A booking is a statement
+ * entry where both give payer's references (a reversal's transfer tied by one) and one of them is
+ * shared, else where both have the same payer and the same text as the formats spell them
+ * (entry-key.ts foldedText). Each booking's and each entry's payer and text are folded once, and
+ * each queue is walked past a taken booking once. Decision (lib/bank README, NONREF): before, each
+ * entry compared itself with the bookings of its key one by one, folding both sides each time; a
+ * day of 2,000 credits of one amount, newest first, held the web's event loop for 33 s.
  */
-function sameNonrefBooking(known: KeyedBooking, e: StatementEntry): boolean {
-  const references = known.payerRef ? known.payerRef.split(' ') : [];
-  if (references.length && e.payerReferences.length) return references.some((r) => e.payerReferences.includes(r));
-  return foldedText(known.sender) === foldedText(e.sender) && foldedText(known.subject) === foldedText(e.subject);
+class NonrefBookings {
+  private readonly list: KeyedBooking[] = [];
+  /** By key of before and folded payer and text: every booking. */
+  private readonly byText = new Map<string, Queue>();
+  /** By key of before and folded payer and text: the bookings without payer's references. */
+  private readonly byTextUnreferenced = new Map<string, Queue>();
+  /** By key of before and payer's reference: the bookings with payer's references. */
+  private readonly byReference = new Map<string, Queue>();
+  /** The keys taken (a booking is taken once, by its key). */
+  private readonly taken = new Set<string>();
+
+  /** `bookings`: what each key of before (without its `#n`) holds, in its order (bookingsUnderOccurrences). */
+  constructor(bookings: Map<string, KeyedBooking[]>) {
+    for (const [before, known] of bookings) {
+      for (const b of known) {
+        const at = this.list.push(b) - 1;
+        const text = NonrefBookings.textKey(before, b.sender, b.subject);
+        NonrefBookings.add(this.byText, text, at);
+        const references = new Set(b.payerRef.split(' ').filter((r) => r !== ''));
+        if (!references.size) NonrefBookings.add(this.byTextUnreferenced, text, at);
+        for (const r of references) NonrefBookings.add(this.byReference, JSON.stringify([before, r]), at);
+      }
+    }
+  }
+
+  private static textKey(before: string, sender: string, subject: string): string {
+    return JSON.stringify([before, foldedText(sender), foldedText(subject)]);
+  }
+
+  private static add(index: Map<string, Queue>, key: string, at: number): void {
+    const queue = index.get(key);
+    if (queue) queue.at.push(at);
+    else index.set(key, { at: [at], next: 0 });
+  }
+
+  /** The place of a queue's first booking not taken, those taken before it passed for good. */
+  private head(queue: Queue | undefined): number | undefined {
+    if (!queue) return undefined;
+    while (queue.next < queue.at.length && this.taken.has(this.list[queue.at[queue.next]!]!.key)) queue.next++;
+    return queue.at[queue.next];
+  }
+
+  /**
+   * The first booking (in the order given) under the entry's key of before that is the entry and
+   * is not taken yet, taken now; undefined when none.
+   */
+  take(e: StatementEntry, before: string): KeyedBooking | undefined {
+    const text = NonrefBookings.textKey(before, e.sender, e.subject);
+    const queues = e.payerReferences.length
+      ? [this.byTextUnreferenced.get(text), ...e.payerReferences.map((r) => this.byReference.get(JSON.stringify([before, r])))]
+      : [this.byText.get(text)];
+    let first: number | undefined;
+    for (const queue of queues) {
+      const at = this.head(queue);
+      if (at !== undefined && (first === undefined || at < first)) first = at;
+    }
+    if (first === undefined) return undefined;
+    const booking = this.list[first]!;
+    this.taken.add(booking.key);
+    return booking;
+  }
 }
 
 /**
@@ -94,7 +163,7 @@ function sameNonrefBooking(known: KeyedBooking, e: StatementEntry): boolean {
  * a credit a duplicate, a reversal applied or kept once. Such a key named the amount and day
  * only (`#2`, `#3` the occurrence in its file), so another payer's payment of that amount and
  * day may have it in another export: in file order, each entry takes the first booking under its
- * key, in any occurrence, that has its payer and text (sameNonrefBooking), each booking once.
+ * key, in any occurrence, that has its payer and text (NonrefBookings), each booking once.
  * Decision (lib/bank README, NONREF): payer and text both, not either as for the positional keys
  * of before (`legacyReference`): a buyer paying two orders of one price on one day is common, and
  * either alone took the second payment for the first (lost). An entry whose own key is known
@@ -111,12 +180,10 @@ async function takeNonrefKeysAsStored(trx: Knex.Transaction, accountId: number, 
   const open = before.filter((e) => !known.has(e.reference!));
   if (!open.length) return;
   const bookings = await bookingsUnderOccurrences(trx, accountId, [...new Set(open.map((e) => e.nonrefKey!))]);
-  const taken = new Set<string>();
+  const index = new NonrefBookings(bookings);
   for (const e of open) {
-    const booking = bookings.get(e.nonrefKey!)!.find((b) => !taken.has(b.key) && sameNonrefBooking(b, e));
-    if (!booking) continue;
-    taken.add(booking.key);
-    e.reference = booking.key;
+    const booking = index.take(e, e.nonrefKey!);
+    if (booking) e.reference = booking.key;
   }
 }
 
