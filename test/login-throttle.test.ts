@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import crypto from 'node:crypto';
 import { config, setConfig } from '../config';
+import { createSeller } from '../lib/account';
 import { createClient } from '../lib/auth/client.service';
 import { setClock } from '../lib/clock';
 import { call, newSeller, Seller } from './support/api';
@@ -17,6 +19,16 @@ const login = (user: string, password: string, address: string) =>
 
 /** The login with its i-th character percent-encoded: RFC 6749 2.3.1's form-urlencoding, which token.php decodes too (lib/auth client-credentials.ts). */
 const encodedAt = (text: string, i: number) => `${text.slice(0, i)}%${text.charCodeAt(i).toString(16).toUpperCase().padStart(2, '0')}${text.slice(i + 1)}`;
+
+/** A login or password as an RFC 6749 2.3.1 client sends it in Basic (simple-oauth2's default): form-urlencoded ('@' as %40). */
+const strict = (text: string) => new URLSearchParams({ a: text }).toString().slice(2);
+
+/** A seller with a login of its own choosing (the suite's newSeller makes seller_<hex>). */
+async function sellerNamed(login: string): Promise<{ login: string; password: string }> {
+  const password = `pw-${crypto.randomBytes(8).toString('hex')}`;
+  await createSeller(login, password);
+  return { login, password };
+}
 
 describe('login throttle at token.php and authorize.php', () => {
   const original = config();
@@ -120,6 +132,50 @@ describe('login throttle at token.php and authorize.php', () => {
       ...[0, 1, 2].map(() => ({ login: seller.login, msg: 'login failed' })),
       { login: seller.login, msg: 'login refused by the login throttle' },
     ]);
+  });
+
+  it("when a seller's software form-encodes Basic (RFC 6749 2.3.1) and her login has an '@', then guesses from many addresses in that spelling lock her out at none of her addresses, whichever spelling she signed in with there", async () => {
+    const her = await sellerNamed(`x_${crypto.randomBytes(4).toString('hex')}@shop.example`);
+    expect(strict(her.login)).to.contain('%40');
+    // Her office signed in as curl -u sends it, her shop software as simple-oauth2 does.
+    expect((await login(her.login, her.password, '192.0.2.10')).status).to.equal(200);
+    expect((await login(strict(her.login), strict(her.password), '192.0.2.11')).status).to.equal(200);
+    for (let i = 0; i < 6; i++) expect((await login(strict(her.login), `guess-${i}`, `203.0.113.${20 + i}`)).status).to.equal(401);
+    // The login-wide bound (6) holds for every spelling: the counts are the account's.
+    expect((await login(strict(her.login), 'guess-x', '203.0.113.99')).status).to.equal(429);
+    expect((await login(her.login, her.password, '203.0.113.98')).status).to.equal(429);
+    // README "A foreign address never locks the seller out where it works", in either spelling.
+    const answers = [
+      (await login(strict(her.login), strict(her.password), '192.0.2.11')).status,
+      (await login(strict(her.login), strict(her.password), '192.0.2.10')).status,
+      (await login(her.login, her.password, '192.0.2.11')).status,
+      (await login(her.login, her.password, '192.0.2.10')).status,
+    ];
+    expect(answers).to.deep.equal([200, 200, 200, 200]);
+  });
+
+  it("when a login is spelled with a capital dotted I (U+0130), which the account lookup folds to 'i', then its guesses count for the account the lookup finds: no fresh count for its password", async () => {
+    const name = `alice_${crypto.randomBytes(4).toString('hex')}`;
+    const alice = await sellerNamed(name);
+    for (let i = 0; i < 6; i++) expect((await login(name, `guess-${i}`, `203.0.113.${20 + i}`)).status).to.equal(401);
+    expect((await login(name, alice.password, '203.0.113.99')).status).to.equal(429);
+    const spelled = name.replace('i', '\u0130');
+    const answers: number[] = [];
+    for (let i = 0; i < 3; i++) answers.push((await login(spelled, `guess-b${i}`, `203.0.113.${120 + i}`)).status);
+    answers.push((await login(spelled, alice.password, '203.0.113.199')).status);
+    expect(answers).to.deep.equal([429, 429, 429, 429]);
+  });
+
+  it('when a login holds letters beyond ASCII (an account made before the login rule), then it signs in in any case spelling, and guesses in one spelling count for the others', async () => {
+    const name = `Çiğdem_${crypto.randomBytes(4).toString('hex')}`;
+    const her = await sellerNamed(name);
+    // Turkish capitals: 'İ' is 'i̇' (two code points) to JavaScript's toLowerCase, 'i' to the account lookup (PostgreSQL's lower()).
+    const capitals = name.toUpperCase().replace('I', '\u0130');
+    expect((await login(capitals, her.password, '192.0.2.20')).status).to.equal(200);
+    expect((await login(name.toLowerCase(), her.password, '192.0.2.21')).status).to.equal(200);
+    for (let i = 0; i < 3; i++) expect((await login(name.toLowerCase(), `guess-${i}`, '203.0.113.30')).status).to.equal(401);
+    expect((await login(capitals, her.password, '203.0.113.30')).status).to.equal(429);
+    expect((await login(capitals, her.password, '192.0.2.20')).status).to.equal(200);
   });
 
   it('when wrong passwords are entered on the authorize page, then it answers 429 with Retry-After; from another address the seller authorizes', async () => {

@@ -38,6 +38,25 @@ export const accountRepository = {
     return db()('account').whereRaw('lower(login) = lower(?)', [login]).first();
   },
 
+  /**
+   * The account each login names (as findByLogin: logins are compared by PostgreSQL's lower(), the
+   * unique index's), with the login as lower() folds it, in the order given; one statement. The
+   * login throttle counts by that fold (lib/auth login-throttle.ts), so every spelling this lookup
+   * takes for an account is one count by construction: JavaScript's toLowerCase folds otherwise
+   * ('İ', U+0130, is 'i̇' to it, 'i' to lower()), and al\u0130ce was a fresh count for alice.
+   */
+  async findByLogins(logins: readonly string[]): Promise<{ folded: string; account: AccountRow | undefined }[]> {
+    type Row = Omit<AccountRow, 'id'> & { id: number | null; login_folded: string; login_at: string };
+    const { rows } = await db().raw<{ rows: Row[] }>(
+      `SELECT lower(l.login) AS login_folded, l.at AS login_at, a.*
+         FROM unnest(?::text[]) WITH ORDINALITY AS l(login, at)
+         LEFT JOIN account a ON lower(a.login) = lower(l.login)
+        ORDER BY l.at`,
+      [[...logins]],
+    );
+    return rows.map(({ login_folded: folded, login_at: _at, id, ...row }) => ({ folded, account: id === null ? undefined : { ...row, id } }));
+  },
+
   /** A new password hash (or the disabled mark), in the caller's transaction with the revocation of the login's tokens. */
   async setPasswordHash(trx: Knex.Transaction, accountId: number, passwordHash: string): Promise<void> {
     await trx('account').where({ id: accountId }).update({ password_hash: passwordHash });

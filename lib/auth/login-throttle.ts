@@ -35,7 +35,7 @@ end
 `;
 
 /*
- * One round trip per attempt (a script call per login it names and one for the address, sent
+ * One round trip per attempt (a script call per login it counts under and one for the address, sent
  * together). Counts the attempt in three fixed windows: login + address, address (any login),
  * login (any address); refuses when one is already full. The login-wide bound is skipped for an address the login succeeded from in the
  * last 30 days, so guesses from foreign addresses never lock the seller out where it usually works.
@@ -100,10 +100,23 @@ return 1
 
 const bounds = ['this login from this address', 'this address', 'this login'];
 
-/** A login's keys: its login+address counter, its counter, its known addresses (one hash tag). */
-function loginKeys(login: string, address: string): string[] {
-  // Logins are case-insensitive (account lookup) and may hold any character: keyed by a hash.
-  const who = crypto.createHash('sha256').update(login.toLowerCase()).digest('hex').slice(0, 32);
+/**
+ * A login an attempt names (a reading of its credentials), as the account lookup saw it
+ * (lib/account findByLogins): its fold by PostgreSQL's lower(), which the lookup compares, and the
+ * account it names, if any.
+ */
+export interface NamedLogin {
+  /** As sent (logged). */
+  login: string;
+  /** lower(login), the account lookup's fold: the throttle's key. */
+  folded: string;
+  accountId?: number;
+}
+
+/** A login's keys, by its fold: its login+address counter, its counter, its known addresses (one hash tag). */
+function loginKeys(folded: string, address: string): string[] {
+  // Logins may hold any character: keyed by a hash.
+  const who = crypto.createHash('sha256').update(folded).digest('hex').slice(0, 32);
   const tag = `${config().queuePrefix}:login:{l${who}}`;
   return [`${tag}:la:${address}`, `${tag}:l`, `${tag}:known`];
 }
@@ -111,24 +124,33 @@ function loginKeys(login: string, address: string): string[] {
 /** The address's counter (any login), in a slot of its own. */
 const addressKey = (address: string) => `${config().queuePrefix}:login:{a:${address}}`;
 
-/** The logins an attempt names, each once (logins are case-insensitive), in the order given. */
-function distinctLogins(logins: readonly string[]): string[] {
+/**
+ * What an attempt counts under, each once: the accounts its readings name (by the lookup's fold,
+ * which is one per account: its unique index), or, when they name none, the last reading (the
+ * decoded one). A reading that names no account beside one that does (Basic as sent,
+ * x%40shop.example, beside its decoding) checks no password and is no count of its own: counted,
+ * it split the account's counts from its known addresses, and guesses in an RFC 6749 2.3.1 client's
+ * spelling locked the seller out at her own address.
+ */
+function countedUnder(logins: readonly NamedLogin[]): NamedLogin[] {
+  const accounts = logins.filter((l) => l.accountId !== undefined);
+  const named = accounts.length > 0 ? accounts : logins.slice(-1);
   const seen = new Set<string>();
-  return logins.filter((l) => !seen.has(l.toLowerCase()) && seen.add(l.toLowerCase()));
+  return named.filter((l) => !seen.has(l.folded) && seen.add(l.folded));
 }
 
 let unavailableWarnings = 0;
 
 /**
- * Counts an attempt under every login it names and once under the address: 0 admitted, else the
+ * Counts an attempt under each login given (countedUnder) and once under the address: 0 admitted, else the
  * bound (1..3) that refused; with Redis's time. Each login's side is atomic on its own (its keys
  * share a hash tag); a side that counted while another refused (or failed) takes its count back.
  */
-async function countAttempt(logins: string[], address: string): Promise<{ refused: number; nowMs: number }> {
+async function countAttempt(logins: NamedLogin[], address: string): Promise<{ refused: number; nowMs: number }> {
   const { loginThrottleWindowSeconds: windowSeconds, loginAttemptsPerLoginAndAddress, loginAttemptsPerAddress, loginAttemptsPerLogin } = config();
   const at = movedTime();
   const knownMs = knownAddressDays * 86400 * 1000;
-  const ofLogins = logins.map((login) => loginKeys(login, address));
+  const ofLogins = logins.map((login) => loginKeys(login.folded, address));
   const [ofAddress, ...ofEach] = await Promise.allSettled([
     addressAttemptScript([addressKey(address)], [windowSeconds, at, loginAttemptsPerAddress]) as Promise<[number, number]>,
     ...ofLogins.map(
@@ -157,35 +179,38 @@ async function countAttempt(logins: string[], address: string): Promise<{ refuse
   return { refused: 0, nowMs };
 }
 
-/** An attempt that signed in: what it answers, and which of the logins it named the password opened. */
+/** An attempt that signed in: what it answers, and the account the password opened (one its logins named). */
 export interface SignedInAs<T> {
   signedIn: T;
-  login: string;
+  accountId: number;
 }
 
 /**
  * Runs a login attempt (token.php client_credentials, authorize.php) under the throttle: attempts
  * per login and address, per address and per login in LOGIN_THROTTLE_WINDOW_SECONDS, across web
  * processes (Redis). `logins` are the logins the attempt's readings name (client-credentials.ts:
- * Basic as sent, then form-decoded): the attempt counts under each of them (and once under the
- * address), so no spelling of a login is a fresh count for its password. Past a bound the attempt
+ * Basic as sent, then form-decoded), each with the account lookup's fold and account: the attempt
+ * counts under each account they name, by its fold (else under the last login), and once under
+ * the address, so no spelling of a login is a fresh count for its password, nor one the known
+ * addresses of its account do not cover. Past a bound the attempt
  * is refused before the password is checked: 429 too_many_login_attempts with Retry-After (the
- * end of the window). `attempt` answers the account and the login it signed in as, or undefined
+ * end of the window). `attempt` answers what it signed in as and the account, or undefined
  * for a wrong login or password. When Redis cannot count the attempt, the login is refused (503
  * service_unavailable with Retry-After): a security check never fails open. Failed and refused
  * attempts are logged as warn lines with `login_failed` (where: `via`), the login the last reading
  * names (the decoded one; `login_sent` beside it when it differs) and the address, never the password.
  */
 export async function throttledLogin<T>(
-  logins: readonly string[],
+  logins: readonly NamedLogin[],
   address: string,
   attempt: () => Promise<SignedInAs<T> | undefined>,
   via: string,
 ): Promise<T | undefined> {
   const { loginThrottleWindowSeconds: windowSeconds } = config();
-  const named = distinctLogins(logins);
+  const named = countedUnder(logins);
   if (named.length === 0) throw new Error('throttledLogin: an attempt names at least one login');
-  const logged = { login: logins[logins.length - 1]!, ...(logins[0] !== logins[logins.length - 1] ? { login_sent: logins[0] } : {}) };
+  const [first, last] = [logins[0]!.login, logins[logins.length - 1]!.login];
+  const logged = { login: last, ...(first !== last ? { login_sent: first } : {}) };
   const { refused, nowMs } = await countAttempt(named, address).catch((err: unknown) => {
     // Keys a Redis Cluster refuses as spanning slots are a defect that would hold on every
     // attempt: refused (503), never let through without a word.
@@ -211,14 +236,13 @@ export async function throttledLogin<T>(
   const outcome = await attempt();
   const at = movedTime();
   if (outcome !== undefined) {
-    // The attempt was no failure: the login signed in starts its login+address count anew and
-    // knows the address; the other logins it named take their count back, as the address does.
-    const signedIn = outcome.login.toLowerCase();
+    // The attempt was no failure: the account signed in starts its login+address count anew and
+    // knows the address; another account it named takes its count back, as the address does.
     await Promise.all([
       ...named.map((login) => {
-        const keys = loginKeys(login, address);
+        const keys = loginKeys(login.folded, address);
         return (
-          login.toLowerCase() === signedIn
+          login.accountId === outcome.accountId
             ? successScript(keys, [windowSeconds, at, address, knownAddressesKept, knownAddressDays * 86400 * 1000])
             : uncountScript(keys.slice(0, 2), [windowSeconds, at])
         ).catch(() => undefined);

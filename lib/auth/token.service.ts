@@ -65,7 +65,7 @@ async function issue(
  * under every login they name before any password is checked: a percent-encoded spelling of a
  * login is no fresh count for guessing its password (lib/auth README "Login throttle").
  */
-export function authenticateSeller(
+export async function authenticateSeller(
   login: string,
   password: string,
   address: string,
@@ -73,16 +73,20 @@ export function authenticateSeller(
   alternatives: CredentialReading[] = [],
 ): Promise<SignedIn | undefined> {
   const readings = [{ id: login, secret: password }, ...alternatives];
+  // The accounts are looked up first: the throttle counts under the lookup's fold of each login
+  // (one per account), and the password is checked against the accounts it counted for.
+  const found = await accountRepository.findByLogins(readings.map((r) => r.id));
   return throttledLogin(
-    readings.map((r) => r.id),
+    readings.map((r, i) => ({ login: r.id, folded: found[i]!.folded, accountId: found[i]!.account?.id })),
     address,
     async () => {
-      for (const reading of readings) {
-        const account = await accountRepository.findByLogin(reading.id);
+      for (const [i, reading] of readings.entries()) {
+        const account = found[i]!.account;
         // A disabled login (kontor user disable) is checked against the decoy: refused as a wrong password, in the same time.
+        // A password changed since the lookup is caught where the token is written (holdLogin's stamp).
         const usable = account && !isDisabledPasswordHash(account.password_hash) ? account.password_hash : undefined;
         const ok = await verifyPassword(reading.secret, usable ?? (await decoyHash()));
-        if (ok && usable && account) return { signedIn: { accountId: account.id, stamp: secretHash(usable) }, login: reading.id };
+        if (ok && usable && account) return { signedIn: { accountId: account.id, stamp: secretHash(usable) }, accountId: account.id };
       }
       return undefined;
     },

@@ -204,14 +204,16 @@ describe('on a Redis Cluster (3 masters, 3 replicas, started by the test)', func
     try {
       const login = `cluster-${Date.now()}@example.com`;
       const wrong = async () => undefined;
-      // The attempt counts under both readings' logins (as sent and form-decoded), each in its own slot.
-      for (let i = 0; i < 2; i++) expect(await throttledLogin([login.replace('@', '%40'), login], '203.0.113.70', wrong, 'test')).to.equal(undefined);
-      const refused = await throttledLogin([login], '203.0.113.70', wrong, 'test').then(
+      // Readings (as sent and form-decoded) naming two accounts: the attempt counts under both, each in its own slot.
+      const sent = { login: login.replace('@', '%40'), folded: login.replace('@', '%40'), accountId: 1 };
+      const decoded = { login, folded: login, accountId: 2 };
+      for (let i = 0; i < 2; i++) expect(await throttledLogin([sent, decoded], '203.0.113.70', wrong, 'test')).to.equal(undefined);
+      const refused = await throttledLogin([decoded], '203.0.113.70', wrong, 'test').then(
         () => undefined,
         (err: DomainError) => err,
       );
       expect(refused?.id).to.equal('too_many_login_attempts');
-      expect(await throttledLogin([login], '198.51.100.70', async () => ({ signedIn: 42, login }), 'test')).to.equal(42);
+      expect(await throttledLogin([decoded], '198.51.100.70', async () => ({ signedIn: 42, accountId: 2 }), 'test')).to.equal(42);
     } finally {
       setConfig({ ...config(), ...pick(original) });
     }
