@@ -54,7 +54,10 @@ export const sourceOf = (account: ImportAccountRow, portal: string, order: Chann
  */
 function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boolean, portal: string): ChannelChange {
   const change: ChannelChange = { currency_id: order.currency_id };
-  if (amountsKnown && before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
+  // No amount named (Amazon without grandTotal: paid_amount null) is no amount, not 0.00: the
+  // order keeps what it was paid (an order imported paid 28.90 and read SHIPPED without a
+  // grandTotal was paid 0.00, unpaid and open to the bank's matching).
+  if (amountsKnown && order.paid_amount !== null && before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   // Paid since without an amount (paidKept: a row kept before is_paid was, without a paid amount,
   // reads as unpaid): paid in full, as a new order in that shape is; lib/order pays only an order
   // unpaid and not cancelled there whose lines have prices.

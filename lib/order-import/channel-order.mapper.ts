@@ -22,10 +22,10 @@ const cents = (value: string) => /^-?\d+(\.\d+)?$/.test(value) && Number(value) 
 
 /**
  * The channel says the buyer paid and names no amount (Amazon without OrderProceeds.grandTotal, a
- * cash-on-delivery order delivered): paid in full, at its import (is_paid) as on a later read
- * (ChannelChange.paid_in_full).
+ * cash-on-delivery order delivered: paid_amount null) or 0.00: paid in full, at its import
+ * (is_paid) as on a later read (ChannelChange.paid_in_full).
  */
-export const paidWithoutAmount = (order: ChannelOrder) => order.status.is_paid && !cents(order.paid_amount);
+export const paidWithoutAmount = (order: ChannelOrder) => order.status.is_paid && (order.paid_amount === null || !cents(order.paid_amount));
 
 /**
  * The channel said the buyer paid at the read a state was kept of. A state kept before is_paid was
@@ -99,7 +99,8 @@ const digest = (order: ChannelOrder) =>
 /** The channel's state of an order that later fetches compare against. */
 export function channelState(order: ChannelOrder): ChannelState {
   return {
-    paid_amount: order.paid_amount,
+    // No amount named (null) is none kept: stateAfter keeps the one before.
+    ...(order.paid_amount !== null ? { paid_amount: order.paid_amount } : {}),
     is_paid: order.status.is_paid,
     fulfilled_by_channel: order.fulfilled_by_channel !== undefined,
     prices: Object.fromEntries(order.line.filter((l) => !l.price_unread).map((l) => [l.transaction_id, l.price])),
@@ -143,15 +144,15 @@ export function asLastRead(order: ChannelOrder, before: ChannelState): { order: 
   if (!order.line.some((l) => l.price_unread)) return { order, amountsKnown: true };
   const kept = before.prices;
   if (kept === undefined) return { order, amountsKnown: false };
-  let paid = toCents(order.paid_amount);
+  let paid = order.paid_amount === null ? null : toCents(order.paid_amount);
   const line = order.line.map((l) => {
     const price = l.price_unread ? kept[l.transaction_id] : undefined;
     if (price === undefined) return l;
-    if (l.price_unread!.in_paid_amount) paid += (toCents(price) - toCents(l.price)) * BigInt(l.quantity);
+    if (l.price_unread!.in_paid_amount && paid !== null) paid += (toCents(price) - toCents(l.price)) * BigInt(l.quantity);
     const { price_unread: _unread, ...whole } = l;
     return { ...whole, price };
   });
-  return { order: { ...order, line, paid_amount: fromCents(paid) }, amountsKnown: true };
+  return { order: { ...order, line, paid_amount: paid === null ? null : fromCents(paid) }, amountsKnown: true };
 }
 
 /** The state kept after a known order's read (asLastRead): what the channel says it ships stays said. */
@@ -159,6 +160,8 @@ export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKno
   const now = channelState(order);
   return {
     ...now,
+    // A read naming no amount (ChannelOrder.paid_amount null) keeps the amount said before.
+    ...(order.paid_amount === null && before.paid_amount !== undefined ? { paid_amount: before.paid_amount } : {}),
     ...(amountsKnown
       ? {}
       : { paid_amount: before.paid_amount, is_paid: before.is_paid, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
@@ -272,7 +275,8 @@ export function amountsChanged(before: ChannelState, order: ChannelOrder): boole
 /** Nothing changed at the channel since the state kept: the order is passed over. */
 export const sameState = (a: ChannelState, b: ChannelState) =>
   a.modified_at === b.modified_at &&
-  a.paid_amount === b.paid_amount &&
+  // A read naming no amount (no paid_amount in channelState) changes none.
+  (b.paid_amount === undefined || a.paid_amount === b.paid_amount) &&
   // Paid since without an amount is a change (paidKept: also against a state kept before is_paid was).
   paidKept(a) === paidKept(b) &&
   a.is_shipped === b.is_shipped &&
@@ -372,7 +376,7 @@ export function orderInputOf(
       ...(ids.length === 1 ? { stock_align_id: `ID_${ids[0]}` } : {}),
     };
   });
-  const paid = cents(order.paid_amount);
+  const paid = order.paid_amount !== null && cents(order.paid_amount);
   const inFull = paidWithoutAmount(order);
   // Cancelled and shipped exclude each other in Kontor: a cancelled order is not also shipped.
   const status = { is_cancelled: order.status.is_cancelled, is_shipped: order.status.is_shipped && !order.status.is_cancelled };
@@ -394,7 +398,7 @@ export function orderInputOf(
     },
     line,
     // Paid at the channel without an amount: paid in full (is_paid at creation).
-    ...(paid ? { paid_amount: order.paid_amount } : {}),
+    ...(paid && order.paid_amount !== null ? { paid_amount: order.paid_amount } : {}),
     status: { ...status, ...(inFull ? { is_paid: true } : {}) },
     ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
     ...(order.payment_method_id ? { payment_method_id: order.payment_method_id } : {}),

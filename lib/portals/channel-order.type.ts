@@ -95,8 +95,13 @@ export interface ChannelOrder {
   };
   shipping: { fee?: string; method?: string; address: ChannelOrderAddress };
   line: ChannelOrderLine[];
-  /** What the buyer has paid so far (decimal string; "0.00" when unpaid). */
-  paid_amount: string;
+  /**
+   * What the buyer has paid so far (decimal string; "0.00" when unpaid). null: the channel says the
+   * buyer paid (status.is_paid) and names no amount (Amazon without OrderProceeds.grandTotal,
+   * optional in its contract), which is not 0.00: a new order is paid in full, a known one keeps
+   * the amount it has (lib/order-import README, "Known").
+   */
+  paid_amount: string | null;
   /**
    * Payment_method_type's id where the channel's method matters to the seller: `COD` for an order
    * the buyer pays on delivery (unpaid until the channel shows it delivered, lib/portals).

@@ -165,6 +165,51 @@ describe('channel orders priced or paid after the import: the prices reach the o
       expect(paid.history.at(-1)).to.contain('paid 46.90 in full (the channel names no amount)');
       expect(await orderEvents(seller)).to.include(`paid_in_full:${paid.id}`);
     });
+
+    it('when an order imported paid 28.90 is next read SHIPPED without a grandTotal, then it stays paid 28.90 (no amount is not 0.00), and again when the grandTotal is back', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'PL-AZ-LOST', 10);
+      const { amazonId, orderId: id } = await amazonSandboxOrder(sandbox, seller, DE, {
+        currency: 'EUR',
+        lines: [{ sku: 'PL-AZ-LOST', quantity: 2, price: '12.50', shipping: '3.90' }],
+      });
+      await fetchOrders(seller, amazonId);
+      const money = (o: Awaited<ReturnType<typeof orderOf>>) => ({ paid_amount: o.paid_amount, is_paid: o.status.is_paid, is_shipped: o.status.is_shipped });
+      expect(money(await orderOf(seller, id))).to.deep.equal({ paid_amount: '28.90', is_paid: true, is_shipped: false });
+
+      withoutGrandTotal(id);
+      await post(`/_sandbox/amazon/orders/${id}/status`, { status: 'SHIPPED' });
+      expect((await fetchOrders(seller, amazonId)).orders).to.deep.include({ updated: 1 });
+      const shipped = await orderOf(seller, id);
+      expect(money(shipped), shipped.history.join('\n')).to.deep.equal({ paid_amount: '28.90', is_paid: true, is_shipped: true });
+      expect(shipped.history.filter((h) => /paid/.test(h))).to.deep.equal([]);
+      // Read again without it: nothing changed.
+      expect((await fetchOrders(seller, amazonId)).orders.updated ?? 0).to.equal(0);
+
+      // Amazon names the grandTotal again: the same 28.90, nothing to book.
+      amazonOf(sandbox.state).orders.get(id)!.reshape = undefined;
+      await fetchOrders(seller, amazonId);
+      const again = await orderOf(seller, id);
+      expect(money(again)).to.deep.equal({ paid_amount: '28.90', is_paid: true, is_shipped: true });
+      expect(again.history.filter((h) => /paid/.test(h))).to.deep.equal([]);
+    });
+
+    it('when an order is first read Unshipped without a grandTotal, then the new order is paid in full at its invoice amount', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'PL-AZ-NEW', 10);
+      const { amazonId, orderId: id } = await amazonSandboxOrder(sandbox, seller, DE, {
+        currency: 'EUR',
+        lines: [{ sku: 'PL-AZ-NEW', quantity: 2, price: '12.50', shipping: '3.90' }],
+      });
+      withoutGrandTotal(id);
+      expect((await fetchOrders(seller, amazonId)).orders).to.deep.include({ created: 1 });
+      const order = await orderOf(seller, id);
+      expect({ invoice_amount: order.invoice_amount, paid_amount: order.paid_amount, is_paid: order.status.is_paid }).to.deep.equal({
+        invoice_amount: '28.90',
+        paid_amount: '28.90',
+        is_paid: true,
+      });
+    });
   });
 
   describe('eBay: the seller adjusts the total before payment, and the next read shows the order paid and shipped', () => {

@@ -389,7 +389,8 @@ export function channelOrder(order: Order2026): ChannelOrder {
       address,
     },
     line: items.map((i) => i.line),
-    paid_amount: status.is_paid && received !== undefined ? decimal(received) : '0.00',
+    // Paid without a grandTotal names no amount (null), which is not 0.00 (ChannelOrder.paid_amount).
+    paid_amount: !status.is_paid ? '0.00' : received !== undefined ? decimal(received) : null,
     status,
     // Document 2's own payment method id for cash on delivery, so the seller sees why it is unpaid.
     ...(onDelivery ? { payment_method_id: 'COD' } : {}),
