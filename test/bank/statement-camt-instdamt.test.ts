@@ -67,6 +67,18 @@ const camt = (id: string, entries: string[]) =>
 
 const single = (ref: string, amount: string, payer: string, text: string) => entry(ref, amount, 'credit', [tx(payer, text, {})]);
 
+/** A payment of a batch whose instructed amount carries charges (TxDtls/Chrgs): ISO 20022's InstdAmt is "before deduction of charges". */
+function charged(payer: string, text: string, instructed: string, charges: string): string {
+  return `
+          <TxDtls>
+            <Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs>
+            <AmtDtls><InstdAmt><Amt Ccy="EUR">${instructed}</Amt></InstdAmt></AmtDtls>
+            <Chrgs><Amt Ccy="EUR">${charges}</Amt></Chrgs>
+            <RltdPties><Dbtr><Nm>${payer}</Nm></Dbtr></RltdPties>
+            <RmtInf><Ustrd>${text}</Ustrd></RmtInf>
+          </TxDtls>`;
+}
+
 describe('bank: a camt.053 batch whose payments give only the instructed amount (AmtDtls/InstdAmt)', () => {
   bankWorkerForSuite('bank-camt-instdamt');
 
@@ -130,6 +142,34 @@ describe('bank: a camt.053 batch whose payments give only the instructed amount 
     ]);
     expect(await paid(s, carls, doras)).to.deep.equal(['10.00', '20.00']);
   });
+
+  for (const { what, payments, why } of [
+    {
+      what: 'whose payments carry charges (TxDtls/Chrgs)',
+      payments: [charged('Anna Meier', 'Danke', '50.00', '1.00'), charged('Bernd Brot', 'Danke', '50.00', '1.00')],
+      why: 'charges',
+    },
+    {
+      what: 'whose instructed amounts add up to more than the entry booked',
+      payments: [tx('Anna Meier', 'Danke', { instructed: '50.00 EUR' }), tx('Bernd Brot', 'Danke', { instructed: '50.00 EUR' })],
+      why: '100.00 EUR',
+    },
+  ]) {
+    it(`when a credit batch of 98.00 EUR gives two payments of 50.00 EUR instructed ${what}, then no money the account did not receive is booked: neither is read, the orders stay unpaid, and the seller gets a task`, async () => {
+      const s = await newSeller();
+      const annas = await orderPaidBy(s, '50.00', 'Anna Meier');
+      const bernds = await orderPaidBy(s, '50.00', 'Bernd Brot');
+      const carls = await orderPaidBy(s, '49.90', 'Carl Clausen');
+      const file = camt('CHARGED', [entry('R-1', '98.00', 'credit', payments), single('R-2', '49.90', 'Carl Clausen', 'Danke')]);
+      expect(await importStatement(s, file)).to.include({ entries: 1, stored: 1, debits: 2 });
+      const rows = await bankTransfers<BankView>(s);
+      expect(rows.map((r) => [r.sender, r.amount])).to.deep.equal([['Carl Clausen', '49.90']]);
+      expect(await paid(s, annas, bernds, carls)).to.deep.equal([null, null, '49.90']);
+      const given = (await tasks(s)).map((t) => ({ title: t.title, priority: t.priority, text: t.text }));
+      expect(given.map((t) => [t.title, t.priority])).to.deep.equal([['Bank batch credit of 98.00 EUR: 2 payments not read', 'high']]);
+      expect(given[0]!.text).to.include('Anna Meier (50.00 EUR instructed)').and.to.include(why).and.to.include('POST bank/transfer/');
+    });
+  }
 
   it('when a payment of a batch gives only an instructed amount in another currency than the entry, then the rest of the file is read, that payment is not, and the seller gets a task for it once', async () => {
     const s = await newSeller();

@@ -99,7 +99,8 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
   );
   // Amt@Ccy, else Acct/Ccy: the currency of the amounts booked ('' when neither).
   const currency = attributeOf(ntry.Amt, 'Ccy') || message.currency;
-  const perPayment = ntry.Amt === undefined && txs.length > 0 && txs.every(({ tx, path: txPath }) => ownAmountOf(tx, txPath, currency) !== undefined);
+  // Without Ntry/Amt no instructed amount can be told booked (instructedBooked): each payment needs its own.
+  const perPayment = ntry.Amt === undefined && txs.length > 0 && txs.every(({ tx, path: txPath }) => ownAmountOf(tx, txPath, currency, false) !== undefined);
   const amount = perPayment ? '' : decimal(ntry.Amt, `${path}/Amt`, fail);
   const side = textOf(ntry.CdtDbtInd) || (perPayment ? sideOfPayments(txs) : '');
   if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
@@ -125,20 +126,22 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     bankRef: bankReferenceOf(ntry.AcctSvcrRef) || bankReferenceOf(ntry.NtryRef),
     writtenRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
     batch: txs.length > 1 || perPayment,
+    instructedBooked: instructedBooked(ntry, txs, currency),
   };
   const payments = booked.batch ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
-  // The payments of a batch that give only an instructed amount in another currency (ownAmountOf):
-  // not read, a task for the seller (UnreadPayments). One that gives no amount at all is refused.
+  // The payments of a batch that give only an instructed amount not known booked (ownAmountOf:
+  // in another currency, or instructedBooked false): not read, a task for the seller
+  // (UnreadPayments). One that gives no amount at all is refused.
   const unread: UnreadPayments['payments'] = [];
   const readable = ({ tx, path: txPath }: { tx: Node; path: string }) => {
-    if (!booked.batch || ownAmountOf(tx, txPath, currency)) return true;
+    if (!booked.batch || ownAmountOf(tx, txPath, currency, booked.instructedBooked)) return true;
     const instructed = instructedOf(tx);
     if (!instructed)
       throw fail(
         `${txPath}/Amt`,
         "is missing: a payment of a batch entry needs its own amount (Amt, AmtDtls/TxAmt/Amt, or AmtDtls/InstdAmt/Amt in the entry's currency)",
       );
-    unread.push({ payer: senderOf(tx), instructed });
+    unread.push({ payer: senderOf(tx), instructed, why: unreadWhy(ntry, txs, tx, currency) });
     return false;
   };
   const tellUnread = () => {
@@ -205,11 +208,15 @@ interface BookedEntry {
   writtenRef: string;
   /** Several TxDtls: each is a payment with its own amount. */
   batch: boolean;
+  /** The batch's instructed amounts in its currency are the amounts booked (instructedBooked). */
+  instructedBooked: boolean;
 }
 
 /** The transfer of one payment (the `position`th of its entry). */
 function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: number, message: CamtMessage, file: CamtFile, fail: Fail): StatementEntry {
-  const own = entry.batch ? paymentAmount(ownAmountOf(tx, txPath, entry.currency)!, fail) : { amount: entry.amount, currency: '', path: `${entry.path}/Amt` };
+  const own = entry.batch
+    ? paymentAmount(ownAmountOf(tx, txPath, entry.currency, entry.instructedBooked)!, fail)
+    : { amount: entry.amount, currency: '', path: `${entry.path}/Amt` };
   const currency = own.currency || entry.currency;
   if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
   if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
@@ -271,20 +278,66 @@ const bankReferenceOf = (value: unknown): string => {
 /**
  * A payment's own amount in a batch: TxDtls/Amt (V04+), else TxDtls/AmtDtls/TxAmt/Amt (V02: the
  * amount booked), else TxDtls/AmtDtls/InstdAmt/Amt (the amount the payer instructed) when it is in
- * `currency`, the entry's (Amt@Ccy, else Acct/Ccy): booked in its own currency, it is the amount
- * booked (German banks' camt reports give a payment's amount so, InstdAmt alone). Undefined when
- * none: an instructed amount in another currency says nothing of what was booked (the rate and
- * charges are not given), and is never taken for it.
+ * `currency`, the entry's (Amt@Ccy, else Acct/Ccy), and `instructed` (the batch's instructed
+ * amounts are the amounts booked: instructedBooked): German banks' camt reports give a payment's
+ * amount so, InstdAmt alone. Undefined when none: an instructed amount in another currency says
+ * nothing of what was booked (the rate and charges are not given), and one the bank may have
+ * booked less its charges is not what the account received; neither is taken for it.
  */
-function ownAmountOf(tx: Node, path: string, currency: string): { element: unknown; path: string } | undefined {
+function ownAmountOf(tx: Node, path: string, currency: string, instructed: boolean): { element: unknown; path: string } | undefined {
   if (tx.Amt !== undefined) return { element: tx.Amt, path: `${path}/Amt` };
   const amounts = node(tx.AmtDtls);
   const booked = node(amounts.TxAmt).Amt;
   if (booked !== undefined) return { element: booked, path: `${path}/AmtDtls/TxAmt/Amt` };
-  const instructed = node(amounts.InstdAmt).Amt;
-  if (instructed !== undefined && currency !== '' && attributeOf(instructed, 'Ccy') === currency)
-    return { element: instructed, path: `${path}/AmtDtls/InstdAmt/Amt` };
+  const given = node(amounts.InstdAmt).Amt;
+  if (instructed && given !== undefined && currency !== '' && attributeOf(given, 'Ccy') === currency)
+    return { element: given, path: `${path}/AmtDtls/InstdAmt/Amt` };
   return undefined;
+}
+
+/** An amount as whole 1/100,000 (decimal's five places at most), undefined when it is none. */
+function hundredThousandths(value: unknown): bigint | undefined {
+  const found = /^(\d{1,12})(?:\.(\d{1,5}))?$/.exec(textOf(value).trim());
+  return found ? BigInt(found[1]!) * 100000n + BigInt((found[2] ?? '').padEnd(5, '0')) : undefined;
+}
+
+/**
+ * Whether a batch's instructed amounts (AmtDtls/InstdAmt, in the entry's currency) are what the
+ * account received, so a payment that gives only one is read at it (ownAmountOf). ISO 20022 gives
+ * InstdAmt "before deduction of charges": a bank that deducted charges booked less, and a 98.00
+ * batch of two payments instructed at 50.00 with 1.00 charges each was booked as 100.00 (two
+ * orders paid 50.00 in full with money never received). Decision (lib/bank README, CAMT
+ * "Payments"): only when no payment carries charges (TxDtls/Chrgs) and the batch's amounts, each
+ * payment's own (Amt, TxAmt) else its instructed one, add up to the entry's booked Ntry/Amt;
+ * otherwise such payments are not read, as one instructed in another currency.
+ */
+function instructedBooked(ntry: Node, txs: { tx: Node; path: string }[], currency: string): boolean {
+  const booked = hundredThousandths(ntry.Amt);
+  if (booked === undefined || txs.some(({ tx }) => tx.Chrgs !== undefined)) return false;
+  let total = 0n;
+  for (const { tx, path } of txs) {
+    const own = ownAmountOf(tx, path, currency, true);
+    const amount = own && hundredThousandths(own.element);
+    if (amount === undefined) return false;
+    total += amount;
+  }
+  return total === booked;
+}
+
+/** Why a payment's instructed amount is not read (UnreadPayments, the seller's task). */
+function unreadWhy(ntry: Node, txs: { tx: Node; path: string }[], tx: Node, currency: string): string {
+  const given = node(node(tx.AmtDtls).InstdAmt).Amt;
+  if (currency === '' || attributeOf(given, 'Ccy') !== currency) return `in another currency than ${currency || "the entry's"}`;
+  if (txs.some(({ tx: other }) => other.Chrgs !== undefined)) return 'the batch carries charges (TxDtls/Chrgs), which the bank may have deducted';
+  const total = txs.reduce<bigint | undefined>((sum, { tx: other, path }) => {
+    const own = ownAmountOf(other, path, currency, true);
+    const amount = own && hundredThousandths(own.element);
+    return sum === undefined || amount === undefined ? undefined : sum + amount;
+  }, 0n);
+  const booked = textOf(ntry.Amt).trim() || 'none';
+  return total === undefined
+    ? `the batch's amounts do not add up to what the entry booked (${booked} ${currency})`
+    : `the batch's amounts add up to ${(Number(total) / 100000).toFixed(2)} ${currency}, not the ${booked} ${currency} the entry booked`;
 }
 
 /** The instructed amount as the task names it (`25.00 CHF`), '' when none. */

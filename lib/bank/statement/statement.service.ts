@@ -39,7 +39,7 @@ export interface StatementImported {
 async function tellUnreadIn(trx: Knex.Transaction, scope: OrderScope, unread: UnreadPayments[]): Promise<void> {
   for (const batch of unread) {
     const count = `${batch.payments.length} payment${batch.payments.length === 1 ? '' : 's'}`;
-    const payments = batch.payments.map((p) => `${p.payer || 'no payer named'} (${p.instructed} instructed)`).join('; ');
+    const payments = batch.payments.map((p) => `${p.payer || 'no payer named'} (${p.instructed} instructed), ${p.why}`).join('; ');
     const total = batch.amount ? `${batch.amount} ${batch.currency}` : batch.currency;
     const one = batch.payments.length === 1;
     const what = batch.reversal
@@ -52,7 +52,7 @@ async function tellUnreadIn(trx: Knex.Transaction, scope: OrderScope, unread: Un
         title: `Bank batch ${batch.reversal ? 'reversal' : 'credit'} of ${total}: ${count} not read`,
         text:
           `The statement's batch ${batch.reversal ? 'reversal of credits' : 'credit'} of ${total} booked on ${batch.day} (${batch.path}) holds ${count} ` +
-          `whose booked amount the file does not give (no TxDtls/Amt or AmtDtls/TxAmt, only an instructed amount AmtDtls/InstdAmt in another currency than ${batch.currency || "the entry's"}): ${payments}. ${what}`,
+          `whose booked amount the file does not give (no TxDtls/Amt or AmtDtls/TxAmt, only an instructed amount AmtDtls/InstdAmt, which is before the deduction of charges and may be in another currency): ${payments}. ${what}`,
         priority: 'high',
         reference: { section: 'bank' },
         portalAccountId: grantOf(scope),

@@ -93,8 +93,11 @@ export interface UnreadPayments {
   day: string;
   /** Where the entry stands in the file (`Document/.../Ntry[2]`). */
   path: string;
-  /** Each payment not read: its payer ('' when none) and the instructed amount given (`25.00 CHF`). */
-  payments: { payer: string; instructed: string }[];
+  /**
+   * Each payment not read: its payer ('' when none), the instructed amount given (`25.00 CHF`) and
+   * why it is not the amount booked (`in another currency than EUR`, charges, a sum not the entry's).
+   */
+  payments: { payer: string; instructed: string; why: string }[];
 }
 
 /** Subject and sender are Bank_type text(1000) and text(255). */
