@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { config } from '../config';
 import { createKnex, Knex } from '../lib/db/knex';
 import { ApiResponse, call, newSeller, Seller } from './support/api';
+import { clientToken } from './support/bound-client';
 import { CuttableProxy, startCuttableProxy } from './support/cuttable-proxy';
 import { freePort, runEntry, Running } from './support/process';
 
@@ -196,6 +197,32 @@ describe('failure: PostgreSQL ends the session of a request (pg_terminate_backen
       expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['service_unavailable', 503]]);
       expect(res.text).not.to.match(/Connection terminated|\n\s+at /);
       expect(await ordersOf()).to.equal(0);
+    });
+
+  for (const keyed of [false, true])
+    it(`when the session of a POST send_mit/ ${keyed ? 'with' : 'without'} Idempotency-Key is ended after its transaction committed (recording the job for a client bound to a portal account), then it is answered 500 internal_error, never 503 "send again", and a resend does not send a second mail`, async () => {
+      const made = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, line: [line] } } });
+      expect(made.status, made.text).to.equal(201);
+      const bound = await clientToken(seller, `ended-after-commit-${seller.id}`, seller.portalAccountId, 'order_r order_w');
+      const sendMit = () =>
+        call(`order/${made.body.order_id}/send_mit/`, {
+          token: bound,
+          headers: keyed ? { 'Idempotency-Key': `ended-after-commit-${seller.id}` } : {},
+          body: { send_mit: { deliverer: 'DHL', mail_text: 'Thanks' } },
+        });
+      const mailJobs = async () =>
+        Number((await side('outbox').where({ account_id: seller.id, job_name: 'order.send_mit' }).count<{ count: string }[]>('* as count'))[0]!.count);
+      const res = await terminatedWhileWaiting((trx) => trx.raw('LOCK TABLE job_creator IN ACCESS EXCLUSIVE MODE'), '%job_creator%', sendMit);
+      expect([res.status, res.body.error?.map((e) => e.error), res.headers.get('retry-after')], res.text).to.deep.equal([500, ['internal_error'], null]);
+      expect(res.text).not.to.match(/Connection terminated|\n\s+at /);
+      expect(await mailJobs()).to.equal(1);
+      // With its key, a resend is not carried out again (lib/http idempotency.ts): already_carried_out, or, while the key's
+      // answer could not be stored (the pool handed the settle the ended session too), 409 until the key's running lock ends.
+      if (keyed) {
+        const again = await sendMit();
+        expect(['already_carried_out', 'idempotency_key_in_use'], again.text).to.include(again.body.error?.[0]?.error);
+        expect(await mailJobs()).to.equal(1);
+      }
     });
 
   it('when the session of a GET order/ is ended while it waits for a lock, then it is answered 503 (not 500)', async () => {

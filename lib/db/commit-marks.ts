@@ -20,12 +20,18 @@ export interface OpenRequest {
   readonly key: string;
   /** Every transaction the request opens from now on writes `statement` just before its COMMIT. */
   markCommits(statement: string): void;
+  /**
+   * Whether a transaction opened with the key committed (transaction(work, key)): from then on a
+   * failure of the request is no "nothing was done, send again" (server/framework mount.ts).
+   */
+  readonly committed: boolean;
   /** The request is over: its transactions are done (the framework's finally). */
   close(): void;
 }
 
 interface Handle {
   mark?: string;
+  committed?: boolean;
 }
 
 const open = new Map<string, Handle>();
@@ -42,6 +48,9 @@ export function openRequest(requestId: string): OpenRequest {
     markCommits: (statement) => {
       handle.mark = statement;
     },
+    get committed() {
+      return handle.committed === true;
+    },
     close: () => {
       if (open.get(key) === handle) open.delete(key);
     },
@@ -51,6 +60,12 @@ export function openRequest(requestId: string): OpenRequest {
 /** The statement a transaction of the request `key` writes before its COMMIT, if any. */
 export function commitMarkOf(key: string): string | undefined {
   return open.get(key)?.mark;
+}
+
+/** A transaction of the request `key` committed (or its lost COMMIT was found committed). */
+export function noteCommitted(key: string): void {
+  const handle = open.get(key);
+  if (handle) handle.committed = true;
 }
 
 /** The request id of a request's key (openRequest), as the client sent or was answered it; any other id as it is. */

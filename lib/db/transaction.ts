@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Client } from 'pg';
-import { commitMarkOf, publicRequestId } from './commit-marks';
+import { commitMarkOf, noteCommitted, publicRequestId } from './commit-marks';
 import { CommitOutcome, doneReadingId, forgetLostCommit, lostCommitOf, readIdOnBegin } from './commit-outcome';
 import { db } from './knex';
 
@@ -55,7 +55,7 @@ export async function transaction<T>(work: (trx: Knex.Transaction) => Promise<T>
   readIdOnBegin(connection, commitMarkOf(requestId));
   let done: { value: T } | undefined;
   try {
-    return await knex.transaction(
+    const value = await knex.transaction(
       forRequest(requestId, async (trx) => {
         const value = await work(trx);
         done = { value };
@@ -64,11 +64,17 @@ export async function transaction<T>(work: (trx: Knex.Transaction) => Promise<T>
       // Knex's defaults for a transaction without a config, and the connection taken above.
       { connection, doNotRejectOnRollback: true, userParams: {} },
     );
+    // Committed: a later failure of the request must not tell the client to send it again.
+    noteCommitted(requestId);
+    return value;
   } catch (err) {
     const xid = lostCommitOf(err)?.xid;
     if (!done || xid === undefined) throw err;
     const outcome = await settleLostCommit(xid);
-    if (outcome === 'committed') return done.value;
+    if (outcome === 'committed') {
+      noteCommitted(requestId);
+      return done.value;
+    }
     if (outcome === 'aborted') forgetLostCommit(err);
     throw err;
   } finally {

@@ -26,6 +26,19 @@ export const commitOutcomeUnknown = () =>
     'the database did not answer whether this request was committed: it may or may not have been carried out. Read what it writes (for a created record, search for it) before sending it again, or send it again with the same Idempotency-Key, which never carries a request out twice',
   );
 
+/**
+ * A request failed after a transaction of it committed (lib/db commit-marks.ts `committed`): some
+ * or all of its work is saved. A 500 (document 1: "the request may have been processed only
+ * partly"), never the 503 of a dependency that went away meanwhile (service_unavailable, "send the
+ * request again"; retry_later alike): resent without an Idempotency-Key, the work was done twice
+ * (a second send_mit mail). No Retry-After. With the key, a resend learns that it was carried out.
+ */
+export const failedAfterCommit = () =>
+  new DomainError(
+    'internal_error',
+    'the request failed after part of its work was saved; it has been logged. Read what it writes (for a created record, search for it) before sending it again, or send it again with the same Idempotency-Key, which never carries a request out twice',
+  );
+
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // PostgreSQL's SQLSTATE classes for a lost or refused connection: 08 (connection exception),
 // 57P01-03 (shutting down, crashed, starting up), 53300 (too many connections); and 57014, a

@@ -33,7 +33,7 @@ import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { PathTable } from './path-table';
 import { versions } from './context';
-import { answerOf, errorAnswerOf, errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
+import { afterCommit, answerOf, errorAnswerOf, errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
 import { recordJobsAnswered } from '../../lib/queue';
 import { openRequest, OpenRequest } from '../../lib/db';
@@ -181,7 +181,8 @@ function handlerFor(e: Endpoint) {
     } catch (err) {
       // A body left unread (a refused caller) is not drained on a kept-alive connection: it is closed.
       if (!bodyRead(req)) res.setHeader('Connection', 'close');
-      const error = toDomainError(err, context.log);
+      // Once a transaction of the request committed, never "nothing was done, send again".
+      const error = afterCommit(toDomainError(err, context.log), opened?.committed === true, context.log);
       const envelope = errorAnswerOf(error, err instanceof DomainError ? context.warnings : []);
       await release();
       const headers = { ...(await uncountedQuota(res, error)), ...errorHeaders(error) };

@@ -8,7 +8,9 @@ import {
   DomainError,
   dependencyUnavailable,
   errorTable,
+  failedAfterCommit,
   internalError,
+  isPermanent,
   retryLater,
   unreachableDependency,
   Warning,
@@ -206,6 +208,20 @@ export function toDomainError(err: unknown, log: Logger): DomainError {
   if (unavailable) return unavailable;
   log.error({ err }, 'unhandled error');
   return internalError();
+}
+
+/**
+ * The answer to a failure of a request a transaction of which committed (`committed`: lib/db
+ * OpenRequest): an error that says nothing was done and the request may be sent again (a 503
+ * service_unavailable or retry_later, a 429, a 409 or 408) becomes a 500 saying part of it was
+ * saved (lib/errors failedAfterCommit), logged; outcome_unknown keeps its answer (it says so
+ * already), and so does an error the domain chose (4xx). A session ended after the COMMIT of a
+ * bound client's send_mit answered 503 "send the request again", and the resend mailed twice.
+ */
+export function afterCommit(error: DomainError, committed: boolean, log: Logger): DomainError {
+  if (!committed || isPermanent(error) || error.kind === 'internal' || error.id === 'outcome_unknown' || error.id === 'already_carried_out') return error;
+  log.error({ answered: error.id }, 'the request failed after a transaction of it committed; answered 500, not "send again"');
+  return failedAfterCommit();
 }
 
 /** The 503 for an error that says PostgreSQL or Redis is unreachable (logged as a warning), else undefined. */
