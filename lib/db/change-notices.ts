@@ -103,17 +103,23 @@ function start(): void {
   });
   started = client
     .connect()
-    .then(() => client.query(`LISTEN ${changedChannel}`))
     .then(() => {
       if (listener !== client) return;
-      // Whatever was kept before may have changed unseen.
-      resetAll();
-      ready = true;
-      // The process must be free to exit while it listens.
+      // The process must be free to exit while it listens (or waits to).
       (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+      // The heartbeat runs from the connect on, as the relay's (lib/queue relay.ts listen()): the
+      // LISTEN is the first query it waits for. A session cut off between the connect and the
+      // LISTEN's answer (a partition closes no socket) was never noticed: not listening, and never
+      // trying again, so the caches read through for as long as the process ran.
       clearInterval(heartbeat);
       heartbeat = setInterval(() => beat(client, retry), noticeHeartbeatMs);
       heartbeat.unref();
+      return sessionQuery(client, `LISTEN ${changedChannel}`).then(() => {
+        if (listener !== client) return;
+        // Whatever was kept before may have changed unseen.
+        resetAll();
+        ready = true;
+      });
     })
     .catch((err: Error) => {
       // Stopped on purpose while starting (a CLI command ends at once): nothing went wrong.
@@ -123,13 +129,20 @@ function start(): void {
     });
 }
 
-/** When the heartbeat now out on a listener was sent (one at a time: pg queues a second behind it). */
-const beatSentAt = new WeakMap<Client, number>();
+/** When the query now out on a listener was sent (the LISTEN or a heartbeat; one at a time: pg queues a second behind it). */
+const sentAt = new WeakMap<Client, number>();
 
-/** One heartbeat of the listener: lost when one is unanswered after two periods, or fails. */
+/** A query of the listening session, remembered while it is out: beat() waits for it as for its own. */
+async function sessionQuery(client: Client, sql: string): Promise<void> {
+  sentAt.set(client, Date.now());
+  await client.query(sql);
+  sentAt.delete(client);
+}
+
+/** One heartbeat of the listener: lost when a query of it (the LISTEN or a heartbeat) is unanswered after two periods, or fails. */
 function beat(client: Client, lost: () => void): void {
   if (listener !== client) return;
-  const sent = beatSentAt.get(client);
+  const sent = sentAt.get(client);
   if (sent !== undefined) {
     if (Date.now() - sent > 2 * noticeHeartbeatMs) {
       log.warn({ silent_ms: Date.now() - sent }, 'change notices: the listening session stopped answering; caches read through until it listens again');
@@ -137,9 +150,5 @@ function beat(client: Client, lost: () => void): void {
     }
     return;
   }
-  beatSentAt.set(client, Date.now());
-  client.query('SELECT 1').then(
-    () => beatSentAt.delete(client),
-    () => lost(),
-  );
+  sessionQuery(client, 'SELECT 1').catch(() => lost());
 }

@@ -88,3 +88,30 @@ describe('change notices (lib/db) after a partition', () => {
     }
   });
 });
+
+describe('change notices (lib/db) cut off before they listen', () => {
+  it('when the listening connection is cut off between its connect and its LISTEN (no reset, no close), then it listens again within seconds once the network heals', async function () {
+    this.timeout(60000);
+    const original = config();
+    const target = new URL(original.databaseUrl);
+    const proxy = await startCuttableProxy(Number(target.port || 5432), target.hostname);
+    const viaProxy = new URL(original.databaseUrl);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    try {
+      await stopChangeNotices();
+      setConfig({ ...original, databaseUrl: viaProxy.toString() });
+      proxy.cutOnSent('LISTEN');
+      listening();
+      await waitFor('the LISTEN cut off', () => proxy.isCut(), 10000, 20);
+      expect(listening(), 'not listening while its LISTEN is unanswered').to.equal(false);
+      proxy.heal();
+      // Two heartbeat periods unanswered (4 s), a second before the next try: it never listened again before.
+      await waitFor('listening again', () => listening(), 15000, 200);
+    } finally {
+      await stopChangeNotices();
+      setConfig(original);
+      await proxy.close();
+    }
+  });
+});

@@ -8,6 +8,10 @@ import net from 'node:net';
 export interface CuttableProxy {
   port: number;
   cut(): void;
+  /** Cuts (as cut()) when a client next sends bytes containing `text`, which are not passed on: a partition at that very moment. */
+  cutOnSent(text: string): void;
+  /** Whether the proxy is cut now. */
+  isCut(): boolean;
   /** Bytes flow again, on new connections only: those cut lost what was sent meanwhile and stay silent, as a flow a NAT or firewall forgot. */
   heal(): void;
   close(): Promise<void>;
@@ -15,6 +19,7 @@ export interface CuttableProxy {
 
 export async function startCuttableProxy(targetPort: number, targetHost = '127.0.0.1', listenHost = '127.0.0.1'): Promise<CuttableProxy> {
   let cut = false;
+  let cutWhen: string | undefined;
   const sockets = new Set<net.Socket>();
   const silenced = new Set<net.Socket>();
   const server = net.createServer((inbound) => {
@@ -28,7 +33,11 @@ export async function startCuttableProxy(targetPort: number, targetHost = '127.0
         silenced.delete(socket);
       });
     }
-    inbound.on('data', (chunk) => {
+    inbound.on('data', (chunk: Buffer) => {
+      if (cutWhen !== undefined && chunk.includes(cutWhen)) {
+        cutWhen = undefined;
+        cut = true;
+      }
       if (passes()) outbound.write(chunk);
     });
     outbound.on('data', (chunk) => {
@@ -48,6 +57,10 @@ export async function startCuttableProxy(targetPort: number, targetHost = '127.0
     cut: () => {
       cut = true;
     },
+    cutOnSent: (text) => {
+      cutWhen = text;
+    },
+    isCut: () => cut,
     heal: () => {
       for (const socket of sockets) silenced.add(socket);
       cut = false;
