@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import { readOrder } from '../order/helpers';
 import { call, newSeller, query, Seller } from '../support/api';
 import { bankTransfers, bankWorkerForSuite, importStatement, orderPaidBy } from './bank-worker';
+import { camtStatement } from './camt-statement';
 
 interface BankView {
   sender: string;
@@ -53,17 +54,7 @@ function entry(ref: string, amount: string, side: 'credit' | 'reversal', payment
       </Ntry>`;
 }
 
-const camt = (id: string, entries: string[]) =>
-  Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
-  <BkToCstmrStmt>
-    <GrpHdr><MsgId>${id}</MsgId><CreDtTm>2026-11-28T18:00:00+01:00</CreDtTm></GrpHdr>
-    <Stmt>
-      <Id>${id}</Id><CreDtTm>2026-11-28T18:00:00+01:00</CreDtTm>
-      <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>${entries.join('')}
-    </Stmt>
-  </BkToCstmrStmt>
-</Document>`);
+const camt = (id: string, entries: string[]) => camtStatement(id, entries, '2026-11-28T18:00:00+01:00');
 
 const single = (ref: string, amount: string, payer: string, text: string) => entry(ref, amount, 'credit', [tx(payer, text, {})]);
 

@@ -10,8 +10,9 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
+import { camtStatement, STATEMENT_IBAN } from './camt-statement';
 
-const IBAN = 'DE89370400440532013000';
+const IBAN = STATEMENT_IBAN;
 const DAY = '2026-11-27';
 /** Credits stored before: enough that an entry-by-booking comparison of them all is felt. */
 const N = 3000;
@@ -34,17 +35,7 @@ const entry = ({ payer, text }: Payment) => `
         </TxDtls></NtryDtls>
       </Ntry>`;
 
-const camt = (id: string, payments: Payment[]) =>
-  Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
-  <BkToCstmrStmt>
-    <GrpHdr><MsgId>${id}</MsgId><CreDtTm>2026-11-27T18:00:00+01:00</CreDtTm></GrpHdr>
-    <Stmt>
-      <Id>${id}</Id><CreDtTm>2026-11-27T18:00:00+01:00</CreDtTm>
-      <Acct><Id><IBAN>${IBAN}</IBAN></Id><Ccy>EUR</Ccy></Acct>${payments.map(entry).join('')}
-    </Stmt>
-  </BkToCstmrStmt>
-</Document>`);
+const camt = (id: string, payments: Payment[]) => camtStatement(id, payments.map(entry));
 
 async function post(s: Seller, body: Buffer): Promise<{ entries: unknown; stored: unknown; duplicates: unknown }> {
   const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });

@@ -12,6 +12,7 @@ import { db } from '../../lib/db/knex';
 import { readOrder } from '../order/helpers';
 import { call, newSeller, query, Seller } from '../support/api';
 import { bankTransfers, bankWorkerForSuite, importStatement, orderPaidBy } from './bank-worker';
+import { camtStatement, STATEMENT_IBAN } from './camt-statement';
 
 interface BankView {
   sender: string;
@@ -20,7 +21,7 @@ interface BankView {
   order_id?: string;
 }
 
-const IBAN = 'DE89370400440532013000';
+const IBAN = STATEMENT_IBAN;
 
 interface Payment {
   payer: string;
@@ -52,17 +53,7 @@ function entry({ payer, text, amount = '49.90', day = '2026-11-27', at = 'AcctSv
       </Ntry>`;
 }
 
-const camt = (id: string, payments: Payment[]) =>
-  Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
-  <BkToCstmrStmt>
-    <GrpHdr><MsgId>${id}</MsgId><CreDtTm>2026-11-27T18:00:00+01:00</CreDtTm></GrpHdr>
-    <Stmt>
-      <Id>${id}</Id><CreDtTm>2026-11-27T18:00:00+01:00</CreDtTm>
-      <Acct><Id><IBAN>${IBAN}</IBAN></Id><Ccy>EUR</Ccy></Acct>${payments.map(entry).join('')}
-    </Stmt>
-  </BkToCstmrStmt>
-</Document>`);
+const camt = (id: string, payments: Payment[]) => camtStatement(id, payments.map(entry));
 
 const anna = { payer: 'Anna Meier', text: 'Danke' };
 const bernd = { payer: 'Bernd Brot', text: 'Gruss Bernd' };
