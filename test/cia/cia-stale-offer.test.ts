@@ -208,8 +208,11 @@ describe('cia: no channel is left offering a stale quantity', function () {
       expect(res.status, res.text).to.equal(200);
       expect(await stockQuantity(seller, id)).to.equal(10);
       await waitFor('shop_g offering 10', async () => shopG() === 10 && (await ciaState(id, 'shop_g'))[0]?.acked_quantity === 10, 15000);
-      const shopGCalls = () => sandbox.state.requests.filter((r) => r.portal === 'shop_g' && r.portalAccount === String(seller.portalAccountId)).length;
-      const shopGBefore = shopGCalls();
+      // What shop_g takes from here on (a call re-sent after an unknown outcome, when a loaded machine
+      // times the first one out, takes the same 10 again: lib/portal-offer README, push again).
+      const shopGTaken = () =>
+        sandbox.state.acks.filter((a) => a.portal === 'shop_g' && a.portalAccount === String(seller.portalAccountId) && a.sku === String(id));
+      const shopGBefore = shopGTaken().length;
 
       // The store's admin cancels it too, restocking (Kontor's own cancellation job has no worker
       // in this suite): the store offers 4 of an item CIA caps at 3.
@@ -222,9 +225,13 @@ describe('cia: no channel is left offering a stale quantity', function () {
       await waitFor('the store offering 3 again', () => available() === 3, 5000);
       expect(sets()).to.be.above(setsBefore);
       await waitFor('acknowledged', async () => (await ciaState(id, 'webshop'))[0]?.acked_quantity === 3, 5000);
-      // Only the cancelling channel's quantity was unknown: shop_g, which still offers 10, was not called.
+      // Only the cancelling channel's quantity was unknown: shop_g, which still offers 10, was given no other quantity.
       expect(shopG()).to.equal(10);
-      expect(shopGCalls()).to.equal(shopGBefore);
+      expect(
+        shopGTaken()
+          .slice(shopGBefore)
+          .filter((a) => a.quantity !== 10),
+      ).to.deep.equal([]);
       expect((await ciaState(id, 'shop_g'))[0]).to.include({ desired_quantity: 10, acked_quantity: 10 });
     } finally {
       setConfig(original);

@@ -24,7 +24,7 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
     expect(res.status, res.text).to.equal(201);
     const body = res.body as Warned;
     expect(body.ack).to.equal('warning');
-    expect(warnings(body)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 200]]);
+    expect(warnings(body)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 201]]);
     expect(body.warning![0]!.description).to.contain('the SKU "LAMP_5" holds "_", which eBay refuses in a SKU (25707');
     const item = await readItem(seller, res.body.stock_id as number);
     expect(item.sku).to.equal('LAMP_5');
@@ -34,7 +34,7 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
   it('when the auction_a entry has a sku of its own, then that one is checked and named (stock.auction_a[i].sku); a SKU eBay takes warns of nothing', async () => {
     const res = await save('stock/', { name: 'Lamp', sku: 'LAMP_6', auction_a: [{ sku: 'LAMP 6', price: '19.90' }] });
     expect(res.status, res.text).to.equal(201);
-    expect(warnings(res.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.auction_a[0].sku', 200]]);
+    expect(warnings(res.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.auction_a[0].sku', 201]]);
     // The entry's sku is eBay's: the item's own "LAMP_6" is not sent there, so it is not named.
     const fixed = await save(`stock/${String(res.body.stock_id)}/`, { auction_a: [{ sku: 'LAMP-6' }] });
     expect(fixed.status, fixed.text).to.equal(200);
@@ -62,7 +62,7 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
     expect(res.status, res.text).to.equal(201);
     expect(res.text).to.contain('<ack>warning</ack>');
     expect(res.text).to.match(
-      /<warning><warning>ebay_sku_refused<\/warning><description>[^<]*LAMP_10[^<]*<\/description><code>200<\/code><field>stock\.auction_a\[0\]\.sku<\/field><\/warning>/,
+      /<warning><warning>ebay_sku_refused<\/warning><description>[^<]*LAMP_10[^<]*<\/description><code>201<\/code><field>stock\.auction_a\[0\]\.sku<\/field><\/warning>/,
     );
     const id = Number(/<stock_id>(\d+)<\/stock_id>/.exec(res.text)?.[1]);
     const item = (await readItem(seller, id)) as unknown as { sku: string; auction_a: { sku: string }[] };
@@ -83,7 +83,7 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
     const parts = res.body.response as ({ path: string; code: number } & Warned)[];
     expect(parts.map((p) => [p.path, p.code, warnings(p)])).to.deep.equal([
       ['stock[0]', 201, []],
-      ['stock[1]', 201, [['ebay_sku_refused', 'stock[1].sku', 200]]],
+      ['stock[1]', 201, [['ebay_sku_refused', 'stock[1].sku', 201]]],
     ]);
   });
 
@@ -106,7 +106,7 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
 
   it('when the item is live at eBay under the SKU (Kontor listed it there, so eBay holds it), then a save sending that SKU or the entry warns of nothing; another SKU eBay refuses still warns', async () => {
     const created = await save('stock/', { name: 'Lamp', sku: 'LAMP_11', quantity: 3, auction_a: [{ name: 'Desk lamp', price: '19.90' }] });
-    expect(warnings(created.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 200]]);
+    expect(warnings(created.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 201]]);
     const id = created.body.stock_id as number;
     const listerId = await recordListing(id, 'LAMP_11');
 
