@@ -41,16 +41,22 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms
   }
 }
 
+/** A cuttable proxy in front of the test database, and the database URL through it. */
+async function proxiedDatabase() {
+  const original = config();
+  const target = new URL(original.databaseUrl);
+  const proxy = await startCuttableProxy(Number(target.port || 5432), target.hostname);
+  const viaProxy = new URL(original.databaseUrl);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  return { original, proxy, viaProxy };
+}
+
 describe('change notices (lib/db) after a partition', () => {
   it("when the listening connection is cut off (no reset, no close), then the process stops serving its caches within seconds: a seller's new default portal account files the next orders, and once the network heals it listens again", async function () {
     this.timeout(90000);
     const seller = await newSeller();
-    const original = config();
-    const target = new URL(original.databaseUrl);
-    const proxy = await startCuttableProxy(Number(target.port || 5432), target.hostname);
-    const viaProxy = new URL(original.databaseUrl);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    const { original, proxy, viaProxy } = await proxiedDatabase();
     const order = async () => {
       const res = await call('order/', {
         token: seller.token,
@@ -92,12 +98,7 @@ describe('change notices (lib/db) after a partition', () => {
 describe('change notices (lib/db) cut off before they listen', () => {
   it('when the listening connection is cut off between its connect and its LISTEN (no reset, no close), then it listens again within seconds once the network heals', async function () {
     this.timeout(60000);
-    const original = config();
-    const target = new URL(original.databaseUrl);
-    const proxy = await startCuttableProxy(Number(target.port || 5432), target.hostname);
-    const viaProxy = new URL(original.databaseUrl);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    const { original, proxy, viaProxy } = await proxiedDatabase();
     try {
       await stopChangeNotices();
       setConfig({ ...original, databaseUrl: viaProxy.toString() });
